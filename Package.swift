@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// Islet: a Live-Activity-style meditation timer on an I²C OLED pill.
+// No outside Swift packages: the toolchain plus Debian's C libraries.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Islet",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "isletd", targets: ["isletd"]),
+        .executable(name: "isletctl", targets: ["isletctl"]),
+        .executable(name: "islet-bench", targets: ["islet-bench"]),
+    ],
+    targets: [
+        // C libraries from Debian, one system-library target each.
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2",
+                       providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi",
+                       providers: [.apt(["libfribidi-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+        // libi2c ships no .pc file: the modulemap links it by name.
+        .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
+        // A thin C shim over libgpiod whose interface does not leak the 1.6 API.
+        .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
+
+        .target(name: "IsletCore", swiftSettings: strict),
+        .target(name: "IsletRender",
+                dependencies: ["IsletCore", "CFreeType", "CFriBidi", "CPNG"],
+                swiftSettings: strict),
+        .target(name: "IsletDisplay", dependencies: ["IsletRender"], swiftSettings: strict),
+        .target(name: "IsletLinux", dependencies: ["IsletDisplay", "CI2C", "CGPIOD"],
+                swiftSettings: strict),
+        .target(name: "IsletDaemon",
+                dependencies: ["IsletCore", "IsletRender", "IsletDisplay", "IsletLinux"],
+                swiftSettings: strict),
+        .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
+        .executableTarget(name: "isletctl", dependencies: ["IsletDaemon"], swiftSettings: strict),
+        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon"], swiftSettings: strict),
+
+        .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore"],
+                    swiftSettings: strict),
+        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender"],
+                    swiftSettings: strict),
+        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay"], swiftSettings: strict),
+        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,114 @@
+/// What kind of activity: a cycled countdown or a count-up stopwatch.
+public enum ActivityKind: Hashable, Sendable {
+    /// `cycles == nil` means open-ended: cycles repeat until the user ends the session.
+    case countdown(cycle: Duration, cycles: Int?)
+    case stopwatch
+
+    public var isStopwatch: Bool { if case .stopwatch = self { true } else { false } }
+}
+
+/// Everything fixed when an activity starts. Changing any of it means starting a new activity.
+public struct ActivityAttributes: Hashable, Sendable {
+    /// The activity's identity: at most one activity per timer id ever exists.
+    public var timerID: String
+    public var kind: ActivityKind
+    /// Shown as given; nil means the renderer shows its localized default.
+    public var title: String?
+    /// How long CYCLE_END shows before the next cycle starts by itself.
+    public var cycleEndInterval: Duration
+    /// Content not updated for this long is marked stale (nil: never).
+    public var staleAfter: Duration?
+    /// The language the activity was started in (BCP-47 style, e.g. `en`, `zh-Hans`), not the
+    /// system locale: the renderer runs elsewhere and must not guess.
+    public var language: String
+
+    public init(timerID: String? = nil, kind: ActivityKind, title: String? = nil,
+                cycleEndInterval: Duration = .seconds(3), staleAfter: Duration? = nil,
+                language: String = "en") {
+        self.timerID = timerID ?? (kind.isStopwatch ? "stopwatch" : "meditation")
+        self.kind = kind
+        self.title = title
+        self.cycleEndInterval = cycleEndInterval
+        self.staleAfter = staleAfter
+        self.language = language
+    }
+
+    public static func countdown(minutes: Int, cycles: Int? = 1, language: String = "en") -> ActivityAttributes {
+        ActivityAttributes(kind: .countdown(cycle: .seconds(minutes * 60), cycles: cycles), language: language)
+    }
+
+    public static let maxTitleLength = 64
+
+    /// Checks the attributes a client may send; the rejection names the field and the rule.
+    public func validated() throws(Rejection) -> ActivityAttributes {
+        func bad(_ m: String) -> Rejection { Rejection(.invalidAttributes, m) }
+        guard !timerID.isEmpty, timerID.count <= 32,
+              timerID.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
+        else { throw bad("timer id must be 1 to 32 characters of a-z, 0-9, '-' or '_' (got \"\(timerID)\")") }
+        if case .countdown(let cycle, let cycles) = kind {
+            guard cycle >= .seconds(1), cycle <= .seconds(24 * 3600) else {
+                throw bad("cycle length must be 1 s to 24 h (got \(cycle.jsonSeconds) s)")
+            }
+            if let cycles, !(1...999).contains(cycles) {
+                throw bad("cycles must be 1 to 999, or open-ended (got \(cycles))")
+            }
+        }
+        guard cycleEndInterval >= .zero, cycleEndInterval <= .seconds(600) else {
+            throw bad("cycle end interval must be 0 to 600 s (got \(cycleEndInterval.jsonSeconds) s)")
+        }
+        if let s = staleAfter, s < .seconds(1) { throw bad("stale-after must be at least 1 s") }
+        guard (2...16).contains(language.count),
+              language.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "-" || $0 == "_" }) else {
+            throw bad("language must be a code such as en, pt, zh-Hans (got \"\(language)\")")
+        }
+        if let title, title.count > Self.maxTitleLength { throw bad("title is longer than \(Self.maxTitleLength) characters") }
+        return self
+    }
+}
+
+extension ActivityAttributes: Codable {
+    private enum Keys: String, CodingKey {
+        case timer, kind, cycleSeconds = "cycle_seconds", cycles, title
+        case cycleEndSeconds = "cycle_end_seconds", staleAfterSeconds = "stale_after_seconds", language
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(timerID, forKey: .timer)
+        switch kind {
+        case .countdown(let cycle, let cycles):
+            try c.encode("countdown", forKey: .kind)
+            try c.encode(cycle.jsonSeconds, forKey: .cycleSeconds)
+            try c.encode(cycles ?? 0, forKey: .cycles)
+        case .stopwatch:
+            try c.encode("stopwatch", forKey: .kind)
+        }
+        try c.encodeIfPresent(title, forKey: .title)
+        try c.encode(cycleEndInterval.jsonSeconds, forKey: .cycleEndSeconds)
+        try c.encodeIfPresent(staleAfter?.jsonSeconds, forKey: .staleAfterSeconds)
+        try c.encode(language, forKey: .language)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        let kindName = try c.decode(String.self, forKey: .kind)
+        switch kindName {
+        case "countdown":
+            let secs = try c.decode(Double.self, forKey: .cycleSeconds)
+            guard let cycle = Duration.jsonSeconds(secs) else {
+                throw DecodingError.dataCorruptedError(forKey: .cycleSeconds, in: c, debugDescription: "not a number of seconds")
+            }
+            let n = try c.decodeIfPresent(Int.self, forKey: .cycles) ?? 0
+            kind = .countdown(cycle: cycle, cycles: n == 0 ? nil : n)
+        case "stopwatch":
+            kind = .stopwatch
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "kind must be countdown or stopwatch")
+        }
+        timerID = try c.decodeIfPresent(String.self, forKey: .timer) ?? (kind.isStopwatch ? "stopwatch" : "meditation")
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        cycleEndInterval = try c.decodeIfPresent(Double.self, forKey: .cycleEndSeconds).flatMap(Duration.jsonSeconds) ?? .seconds(3)
+        staleAfter = try c.decodeIfPresent(Double.self, forKey: .staleAfterSeconds).flatMap(Duration.jsonSeconds)
+        language = try c.decodeIfPresent(String.self, forKey: .language) ?? "en"
+    }
+}

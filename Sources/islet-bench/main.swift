@@ -1,0 +1,1 @@
+print("islet-bench: not yet")

@@ -1,0 +1,6 @@
+import Testing
+import IsletDaemon
+
+@Test func versionIsSemantic() {
+    #expect(IsletVersion.string.split(separator: ".").count == 3)
+}
