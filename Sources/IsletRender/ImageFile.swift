@@ -1,0 +1,110 @@
+import CPNG
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing a frame as a file a person can open: plain PBM (P1, `1` is a lit pixel) or PNG.
+public enum ImageFile {
+    public enum WriteError: Error, CustomStringConvertible {
+        case unsupportedExtension(String)
+        case cannotWrite(path: String, reason: String)
+        public var description: String {
+            switch self {
+            case .unsupportedExtension(let p): "\(p): the output must end in .pbm or .png (or be - for PBM on standard output)"
+            case .cannotWrite(let p, let r): "\(p): cannot write: \(r)"
+            }
+        }
+    }
+
+    /// Plain PBM text: a lit pixel is `1` (PBM's black), so the file reads like the panel in a diff.
+    public static func pbm(_ b: Bitmap) -> String {
+        var s = "P1\n\(b.width) \(b.height)\n"
+        s.reserveCapacity(s.utf8.count + b.height * (b.width * 2 + 1))
+        for y in 0..<b.height {
+            for x in 0..<b.width {
+                s.append(b[x, y] ? "1" : "0")
+                s.append(x + 1 == b.width ? "\n" : " ")
+            }
+        }
+        return s
+    }
+
+    /// Parses plain PBM (P1), as written by `pbm(_:)`; comments (`#`) are allowed.
+    public static func parsePBM(_ text: String) -> Bitmap? {
+        var tokens: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            tokens += content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        }
+        guard tokens.count >= 3, tokens[0] == "P1", let w = Int(tokens[1]), let h = Int(tokens[2]),
+              w > 0, h > 0, w <= 4096, h <= 4096 else { return nil }
+        // Plain PBM may also pack the digits without separators.
+        let bits = tokens.dropFirst(3).joined().utf8
+        guard bits.count == w * h else { return nil }
+        var b = Bitmap(width: w, height: h)
+        for (i, c) in bits.enumerated() {
+            switch c {
+            case UInt8(ascii: "1"): b[i % w, i / w] = true
+            case UInt8(ascii: "0"): break
+            default: return nil
+            }
+        }
+        return b
+    }
+
+    /// Writes `b` to `path` by its extension; `-` writes PBM to standard output. `scale`
+    /// enlarges PNG output only (PBM stays one character per pixel, for diffs).
+    public static func write(_ b: Bitmap, to path: String, scale: Int = 1) throws(WriteError) {
+        if path == "-" {
+            // write(2) on fd 1 rather than stdio's global `stdout`, which Swift 6 calls unsafe.
+            let bytes = Array(pbm(b).utf8)
+            var off = 0
+            while off < bytes.count {
+                let n = bytes[off...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw .cannotWrite(path: "standard output", reason: String(cString: strerror(errno))) }
+                off += n
+            }
+            return
+        }
+        let lower = path.lowercased()
+        if lower.hasSuffix(".pbm") {
+            try writeBytes(Array(pbm(b).utf8), to: path)
+        } else if lower.hasSuffix(".png") {
+            try writePNG(b, to: path, scale: max(1, min(scale, 64)))
+        } else {
+            throw .unsupportedExtension(path)
+        }
+    }
+
+    /// Lit pixels white on black, like the panel; 8-bit grey through libpng's simplified API.
+    public static func writePNG(_ b: Bitmap, to path: String, scale: Int) throws(WriteError) {
+        let w = b.width * scale, h = b.height * scale
+        var pixels = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w where b[x / scale, y / scale] { pixels[y * w + x] = 0xFF }
+        }
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(w)
+        image.height = UInt32(h)
+        image.format = UInt32(PNG_FORMAT_GRAY)
+        let ok = pixels.withUnsafeBytes { buf in
+            png_image_write_to_file(&image, path, 0, buf.baseAddress, Int32(w), nil)
+        }
+        if ok == 0 {
+            let reason = withUnsafeBytes(of: image.message) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            png_image_free(&image)
+            throw .cannotWrite(path: path, reason: reason.isEmpty ? String(cString: strerror(errno)) : reason)
+        }
+    }
+
+    private static func writeBytes(_ bytes: [UInt8], to path: String) throws(WriteError) {
+        guard let f = fopen(path, "wb") else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        let n = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        let closed = fclose(f)
+        if n != bytes.count || closed != 0 { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+    }
+}
