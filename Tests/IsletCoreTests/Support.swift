@@ -42,3 +42,9 @@ enum Fixture: String, CaseIterable, CustomStringConvertible {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func getenvString(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
