@@ -47,5 +47,26 @@ test: build
 demo: build
 	./.build/debug/isletd --bus mock --buttons mock --preview terminal $(DEMO_ARGS)
 
+# Benchmarks (docs/PERFORMANCE.md); not part of `make test`.
+BENCH_DIR := .build/bench
+BENCH_VENV := .venv-bench
+
+$(BENCH_DIR)/libislet_alloccount.so: bench/alloc_count.c
+	@mkdir -p $(BENCH_DIR)
+	cc -O2 -fPIC -shared -Wall -Wextra -o $@ $<
+
+bench: release $(BENCH_DIR)/libislet_alloccount.so
+	LD_PRELOAD=$(abspath $(BENCH_DIR)/libislet_alloccount.so) ./.build/release/islet-bench --json bench.json $(BENCH_ARGS)
+
+bench-compare: release
+	@mkdir -p $(BENCH_DIR)
+	./.build/release/islet-bench export --frames $(BENCH_DIR)/frames.bin --json $(BENCH_DIR)/islet-side.json
+	@if why=$$(bench/ensure_venv.sh $(BENCH_VENV)); then \
+	  $(BENCH_VENV)/bin/python bench/luma_compare.py --ours $(BENCH_DIR)/islet-side.json --out bench-compare.json; \
+	else \
+	  echo "bench-compare: skipping the luma.oled side: $$why"; \
+	  python3 bench/luma_compare.py --ours $(BENCH_DIR)/islet-side.json --out bench-compare.json --no-luma "$$why"; \
+	fi
+
 clean:
 	rm -rf .build .build-log.txt

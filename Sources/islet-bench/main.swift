@@ -1,1 +1,73 @@
-print("islet-bench: not yet")
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// islet-bench: measures what matters for a display daemon on a small board and writes
+// bench.json (see docs/PERFORMANCE.md). `make bench` runs it in release mode.
+let usage = """
+usage: islet-bench [--json PATH] [--quick] [--skip-daemon] [--bin-dir DIR]
+       islet-bench export --frames PATH --json PATH
+  --json PATH      where to write the figures (default: bench.json)
+  --quick          fewer samples (a smoke run, not for the record)
+  --skip-daemon    measure only the library, not the isletd process
+  --bin-dir DIR    where isletd and isletctl are (default: next to islet-bench)
+  export           render the 10-minute countdown, write its frames for bench/luma_compare.py
+                   and our own frame-to-bus figures on the same frames
+"""
+
+// The allocation counter (LD_PRELOAD) is for this process only: isletd and isletctl, started
+// below, must run as they do in production.
+unsetenv("LD_PRELOAD")
+
+var args = Array(CommandLine.arguments.dropFirst())
+var jsonPath = "bench.json"
+var framesPath: String?
+var quick = false, skipDaemon = false, export = false
+var binDir = Processes.binDirectory()
+while !args.isEmpty {
+    let a = args.removeFirst()
+    func value() -> String {
+        guard !args.isEmpty else {
+            eprint("islet-bench: \(a) needs a value\n\(usage)")
+            exit(64)
+        }
+        return args.removeFirst()
+    }
+    switch a {
+    case "--json": jsonPath = value()
+    case "--frames": framesPath = value()
+    case "--quick": quick = true
+    case "--skip-daemon": skipDaemon = true
+    case "--bin-dir": binDir = value()
+    case "export": export = true
+    case "-h", "--help": print(usage); exit(0)
+    default:
+        eprint("islet-bench: unknown argument \(a)\n\(usage)")
+        exit(64)
+    }
+}
+
+if export {
+    guard let frames = framesPath else {
+        eprint("islet-bench: export needs --frames PATH\n\(usage)")
+        exit(64)
+    }
+    exit(CompareExport(quick: quick).run(frames: frames, json: jsonPath))
+}
+
+let date = Report.today()
+var results = Results()
+results.note("machine", Machine.describe())
+InProcessBench(quick: quick).run(into: &results)
+if skipDaemon {
+    for k in DaemonBench.keys { results[k] = .missing("skipped (--skip-daemon)") }
+} else {
+    print("islet-bench: running isletd on the mock bus for about a minute…")
+    DaemonBench(binDir: binDir).run(into: &results)
+}
+print(Report.table(results, date: date), terminator: "")
+if let err = Report.write(Report.json(results, date: date), to: jsonPath) {
+    eprint("islet-bench: \(err)")
+    exit(73)
+}
+print("islet-bench: wrote \(jsonPath)")

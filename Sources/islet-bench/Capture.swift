@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One line of a mock-bus capture (display issue): `<ns since open> <addr hex> <bytes hex …>`.
+struct Transaction: Sendable {
+    var ns: Int64
+    var address: UInt8
+    /// The bytes after the address byte: control byte first.
+    var bytes: [UInt8]
+}
+
+/// A run of transactions with no gap over `gapNs` between them: one flush of the driver.
+struct Burst: Sendable {
+    var startNs: Int64
+    var endNs: Int64
+    var bytes: Int
+    var transactions: Int
+    var carriesPixels: Bool
+}
+
+enum Capture {
+    /// Parses a capture; comment lines and malformed lines are skipped (the replay tool is the
+    /// validator, not the benchmark). Also returns the comments, which may state the origin.
+    static func parse(_ text: String) -> (transactions: [Transaction], comments: [String]) {
+        var out: [Transaction] = []
+        var comments: [String] = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("#") { comments.append(String(line)); continue }
+            let f = line.split(separator: " ")
+            guard f.count >= 2, let ns = Int64(f[0]), let addr = UInt8(f[1], radix: 16) else { continue }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(f.count - 2)
+            var ok = true
+            for h in f.dropFirst(2) {
+                guard let b = UInt8(h, radix: 16) else { ok = false; break }
+                bytes.append(b)
+            }
+            if ok { out.append(Transaction(ns: ns, address: addr, bytes: bytes)) }
+        }
+        return (out, comments)
+    }
+
+    /// Groups transactions into flushes. The mock bus is instantaneous, so one flush's
+    /// transactions sit microseconds apart and two flushes at least a scheduler wake-up apart.
+    static func bursts(_ t: [Transaction], gapNs: Int64 = 2_000_000) -> [Burst] {
+        var out: [Burst] = []
+        for x in t {
+            // Control byte 0x40 (Co = 0, D/C# = 1): the rest of the transaction is display data.
+            let pixels = x.bytes.first.map { $0 & 0x40 != 0 } ?? false
+            if var last = out.last, x.ns - last.endNs <= gapNs {
+                last.endNs = x.ns
+                last.bytes += x.bytes.count
+                last.transactions += 1
+                last.carriesPixels = last.carriesPixels || pixels
+                out[out.count - 1] = last
+            } else {
+                out.append(Burst(startNs: x.ns, endNs: x.ns, bytes: x.bytes.count, transactions: 1, carriesPixels: pixels))
+            }
+        }
+        return out
+    }
+
+    /// The capture's origin on our monotonic clock when a comment states it
+    /// (`monotonic_ns=N`), exact; nil when the capture does not say.
+    static func statedOrigin(_ comments: [String]) -> Int64? {
+        for c in comments {
+            guard let rest = c.after("monotonic_ns=") else { continue }
+            let digits = rest.prefix(while: { $0.isNumber })
+            if let v = Int64(digits) { return v }
+        }
+        return nil
+    }
+}
+
+/// Wire time of I²C traffic: 9 SCL clocks per byte (8 bits and the acknowledge) for every byte
+/// after the address, plus per transaction a start condition, the address byte with its
+/// acknowledge and a stop condition (1 + 9 + 1 clocks).
+enum Wire {
+    static func microseconds(bytes: Double, transactions: Double, hz: Double) -> Double {
+        (bytes * 9 + transactions * 11) / hz * 1_000_000
+    }
+}
+
+/// Watches a directory with inotify for the moment a file is created or opened: the origin of a
+/// capture whose timestamps count from its opening. Read right after the event wakes us, so it
+/// is late by our wake-up latency (microseconds on an idle core; more on a busy one).
+struct OpenWatch {
+    private let fd: Int32
+    private let name: String
+
+    init?(directory: String, file: String) {
+        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard fd >= 0 else { return nil }
+        name = file
+        guard inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_OPEN)) >= 0 else { Glibc.close(fd); return nil }
+    }
+
+    /// Blocks until the file is created or opened, or the timeout passes; our monotonic time then.
+    func wait(timeoutMs: Int, stillRunning: () -> Bool) -> Int64? {
+        let deadline = Clocks.monotonicNs() + Int64(timeoutMs) * 1_000_000
+        var buf = [UInt8](repeating: 0, count: 8192)
+        while Clocks.monotonicNs() < deadline {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let r = poll(&p, 1, 50)
+            if r > 0 {
+                let now = Clocks.monotonicNs()
+                let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n > 0 && events(buf, n).contains(name) { return now }
+            } else if !stillRunning() {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    private func events(_ buf: [UInt8], _ n: Int) -> [String] {
+        var names: [String] = []
+        var off = 0
+        let header = MemoryLayout<inotify_event>.size
+        while off + header <= n {
+            let len = Int(buf[off + 12]) | Int(buf[off + 13]) << 8 | Int(buf[off + 14]) << 16 | Int(buf[off + 15]) << 24
+            let start = off + header
+            let end = min(n, start + len)
+            names.append(String(decoding: buf[start..<end].prefix(while: { $0 != 0 }), as: UTF8.self))
+            off = start + len
+        }
+        return names
+    }
+
+    func close() { Glibc.close(fd) }
+}
+
+/// A JSON Lines client of the daemon's control socket.
+struct SocketClient {
+    private let fd: Int32
+
+    init?(path: String) {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { Glibc.close(fd); return nil }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let ok = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+        guard ok else { Glibc.close(fd); return nil }
+    }
+
+    /// Sends one request line.
+    func send(_ line: String) -> Bool {
+        let b = Array((line + "\n").utf8)
+        var off = 0
+        while off < b.count {
+            let n = b.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return -1 }
+                return Glibc.send(fd, base + off, raw.count - off, Int32(MSG_NOSIGNAL))
+            }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            off += n
+        }
+        return true
+    }
+
+    /// Reads one response line (up to 1 MiB), or nil when the daemon closed or timed out.
+    func receiveLine(timeoutMs: Int = 5000) -> String? {
+        var out: [UInt8] = []
+        var byte: UInt8 = 0
+        let deadline = Clocks.monotonicNs() + Int64(timeoutMs) * 1_000_000
+        while out.count < 1 << 20 {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(0, (deadline - Clocks.monotonicNs()) / 1_000_000))
+            guard poll(&p, 1, left) > 0 else { return nil }
+            let n = recv(fd, &byte, 1, 0)
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { return nil }
+            if byte == 10 { return String(decoding: out, as: UTF8.self) }
+            out.append(byte)
+        }
+        return nil
+    }
+
+    func close() { Glibc.close(fd) }
+}

@@ -1,0 +1,100 @@
+/// One figure of the benchmark: a measured number, or the reason it could not be measured.
+/// A figure is never invented: whatever is not measured in this run is `missing` and is written
+/// as JSON null and "n/a (…)" in the table.
+enum Figure: Sendable {
+    case value(Double)
+    case missing(String)
+
+    var number: Double? {
+        if case .value(let v) = self { return v }
+        return nil
+    }
+}
+
+/// The keys of bench.json in the order the issue lists them, each with its table label.
+enum Key: String, CaseIterable, Sendable {
+    case renderNsPerTick = "render_ns_per_tick"
+    case renderAllocsPerTick = "render_allocs_per_tick"
+    case flushNsPerTick = "flush_ns_per_tick"
+    case busBytesPerTick = "bus_bytes_per_tick"
+    case busBytesPerTickLockscreen128x64 = "bus_bytes_per_tick_lockscreen_128x64"
+    case busBytesPerTickSMBus = "bus_bytes_per_tick_smbus"
+    case busBytesFullFrame = "bus_bytes_full_frame"
+    case busTransactionsPerTick = "bus_transactions_per_tick"
+    case busUsPerTick400kHz = "bus_us_per_tick_400khz"
+    case busUsPerTick100kHz = "bus_us_per_tick_100khz"
+    case wakeupsPerSRunning = "wakeups_per_s_running"
+    case wakeupsPerSPaused = "wakeups_per_s_paused"
+    case rssKibPeak = "rss_kib_peak"
+    case startToFirstFrameMs = "start_to_first_frame_ms"
+    case buttonToBusUsP50 = "button_to_bus_us_p50"
+    case buttonToBusUsP99 = "button_to_bus_us_p99"
+    case tickLatenessMsP99 = "tick_lateness_ms_p99"
+
+    var label: String {
+        switch self {
+        case .renderNsPerTick: "render, compact 128x32 tick (median)"
+        case .renderAllocsPerTick: "heap allocations per render (steady state)"
+        case .flushNsPerTick: "flush: diff + encode per tick (median)"
+        case .busBytesPerTick: "bus bytes per tick, 128x32 compact, I2C"
+        case .busBytesPerTickLockscreen128x64: "bus bytes per tick, 128x64 lock screen"
+        case .busBytesPerTickSMBus: "bus bytes per tick, 128x32, SMBus"
+        case .busBytesFullFrame: "bus bytes, full 128x32 frame"
+        case .busTransactionsPerTick: "bus transactions per tick, 128x32"
+        case .busUsPerTick400kHz: "wire time per tick at 400 kHz"
+        case .busUsPerTick100kHz: "wire time per tick at 100 kHz"
+        case .wakeupsPerSRunning: "isletd wake-ups/s, running"
+        case .wakeupsPerSPaused: "isletd wake-ups/s, paused"
+        case .rssKibPeak: "isletd peak RSS"
+        case .startToFirstFrameMs: "isletd start to first frame"
+        case .buttonToBusUsP50: "button to bus, p50"
+        case .buttonToBusUsP99: "button to bus, p99"
+        case .tickLatenessMsP99: "tick lateness, p99"
+        }
+    }
+
+    var unit: String {
+        switch self {
+        case .renderNsPerTick, .flushNsPerTick: "ns"
+        case .renderAllocsPerTick: "allocs"
+        case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame: "B"
+        case .busTransactionsPerTick: "txn"
+        case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99: "us"
+        case .wakeupsPerSRunning, .wakeupsPerSPaused: "/s"
+        case .rssKibPeak: "KiB"
+        case .startToFirstFrameMs, .tickLatenessMsP99: "ms"
+        }
+    }
+}
+
+/// The figures of one run, filled in piece by piece.
+struct Results: Sendable {
+    private(set) var figures: [Key: Figure] = [:]
+    /// Extra facts for the JSON `meta` object (method notes, sample counts).
+    private(set) var notes: [(String, String)] = []
+
+    subscript(key: Key) -> Figure {
+        get { figures[key] ?? .missing("not measured in this run") }
+        set { figures[key] = newValue }
+    }
+
+    mutating func note(_ key: String, _ value: String) { notes.append((key, value)) }
+}
+
+/// Order statistics over samples; the machine is shared, so medians and percentiles, not means.
+enum Stats {
+    static func percentile(_ samples: [Double], _ p: Double) -> Double? {
+        guard !samples.isEmpty else { return nil }
+        let s = samples.sorted()
+        // Nearest-rank percentile: the smallest sample with at least p % of the samples at or below it.
+        let rank = Int((p / 100 * Double(s.count)).rounded(.up))
+        return s[min(max(rank, 1), s.count) - 1]
+    }
+
+    static func median(_ samples: [Double]) -> Double? {
+        guard !samples.isEmpty else { return nil }
+        let s = samples.sorted()
+        let n = s.count
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
+    }
+}

@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IsletCore
+
+/// Writes bench.json and the table people read. JSON by hand: flat keys in the issue's order,
+/// null for a missing figure, and the reasons under `missing`.
+enum Report {
+    static func json(_ r: Results, date: String) -> String {
+        var lines: [String] = []
+        for key in Key.allCases {
+            let v: String = r[key].number.map(number) ?? "null"
+            lines.append("  \(quote(key.rawValue)): \(v)")
+        }
+        let missing = Key.allCases.compactMap { key -> String? in
+            if case .missing(let why) = r[key] { return "    \(quote(key.rawValue)): \(quote(why))" }
+            return nil
+        }
+        lines.append("  \"missing\": {" + (missing.isEmpty ? "}" : "\n" + missing.joined(separator: ",\n") + "\n  }"))
+        var meta = ["    \"date\": \(quote(date))"]
+        meta += r.notes.map { "    \(quote($0.0)): \(quote($0.1))" }
+        lines.append("  \"meta\": {\n" + meta.joined(separator: ",\n") + "\n  }")
+        return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
+    }
+
+    static func table(_ r: Results, date: String) -> String {
+        var out = "islet-bench  \(date)\n"
+        let w = Key.allCases.map(\.label.count).max() ?? 40
+        for key in Key.allCases {
+            let label = key.label + String(repeating: " ", count: w - key.label.count)
+            let value: String
+            switch r[key] {
+            case .value(let v): value = "\(pretty(v)) \(key.unit)"
+            case .missing(let why): value = "n/a (\(why))"
+            }
+            out += "  \(label)  \(value)\n"
+        }
+        return out
+    }
+
+    /// A JSON number: integers without a fraction, others with up to 3 decimals.
+    static func number(_ v: Double) -> String {
+        guard v.isFinite else { return "null" }
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return String(Double(Int64((v * 1000).rounded())) / 1000)
+    }
+
+    static func pretty(_ v: Double) -> String {
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        let digits = abs(v) >= 100 ? 10.0 : abs(v) >= 1 ? 100.0 : 1000.0
+        return String((v * digits).rounded() / digits)
+    }
+
+    static func quote(_ s: String) -> String {
+        var o = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": o += "\\\""
+            case "\\": o += "\\\\"
+            case "\n": o += "\\n"
+            case "\t": o += "\\t"
+            default:
+                if u.value < 0x20 {
+                    let h = String(u.value, radix: 16)
+                    o += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+                } else { o.unicodeScalars.append(u) }
+            }
+        }
+        return o + "\""
+    }
+
+    /// Writes a whole file; returns an error text naming the path and errno, or nil.
+    static func write(_ text: String, to path: String) -> String? {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "cannot write \(path): \(String(cString: strerror(errno)))" }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { buf -> Int in
+                guard let base = buf.baseAddress else { return 0 }
+                return Glibc.write(fd, base + off, buf.count - off)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return "cannot write \(path): \(String(cString: strerror(errno)))"
+            }
+            off += n
+        }
+        return nil
+    }
+
+    static func today() -> String { ISO8601.format(Instant(milliseconds: Clocks.wallNs() / 1_000_000)) }
+}
+
+/// Writes a line to standard error (the C `stderr` global is not concurrency-safe in Swift 6).
+func eprint(_ s: String) {
+    let b = Array((s + "\n").utf8)
+    b.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress else { return }
+        var off = 0
+        while off < raw.count {
+            let n = Glibc.write(2, base + off, raw.count - off)
+            if n <= 0 { if errno == EINTR { continue }; return }
+            off += n
+        }
+    }
+}

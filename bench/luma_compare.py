@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Side-by-side run of Islet's driver and luma.oled on the same frames (make bench-compare).
+
+islet-bench export renders the 10-minute countdown with Islet's renderer, writes the frames
+(page-packed, SSD1306 GDDRAM layout, one frame after another) and our own frame-to-bus figures.
+This script pushes the same frames through luma.oled's ssd1306 device on a byte-counting bus and
+writes bench-compare.json with both sides and the ratios.
+
+Bytes are counted per I2C transaction after the address byte (control byte included), as
+islet-bench counts them. luma.core's i2c interface has two paths and both are measured:
+- "i2c": luma's default on a Pi (`i2c(port=1)`, smbus2 managed): commands through
+  write_i2c_block_data, data through one i2c_rdwr message of up to 4096 bytes;
+- "smbus": a caller-supplied SMBus object: data in 32-byte write_i2c_block_data chunks.
+CPU time is the thread's CPU clock around device.display(image) alone: the PIL image is built
+from the frame before the clock starts (render excluded), so the figure is frame -> bus bytes.
+Runs offline: only luma.oled, luma.core, smbus2 and Pillow from the venv, no device, no network.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+
+class CountingBus:
+    """Stands in for smbus2.SMBus: counts transactions and the bytes after the address byte."""
+
+    def __init__(self, *args, **kwargs):
+        self.transactions = 0
+        self.bytes = 0
+
+    def write_i2c_block_data(self, addr, register, data):
+        # One SMBus I2C-block write: the register byte (luma's control byte) then the data.
+        self.transactions += 1
+        self.bytes += 1 + len(data)
+
+    def i2c_rdwr(self, *msgs):
+        # One combined transaction per message (smbus2 i2c_msg; len counts the control byte).
+        for m in msgs:
+            self.transactions += 1
+            self.bytes += len(m)
+
+    def close(self):
+        pass
+
+    def reset(self):
+        self.transactions = 0
+        self.bytes = 0
+
+
+def load_frames(path, width, height):
+    pages = (height + 7) // 8
+    size = width * pages
+    with open(path, "rb") as f:
+        blob = f.read()
+    if len(blob) % size != 0:
+        sys.exit(f"luma_compare: {path} holds {len(blob)} bytes, not a whole number of {width}x{height} frames")
+    return [blob[i:i + size] for i in range(0, len(blob), size)]
+
+
+def to_image(frame, width, height):
+    from PIL import Image
+    img = Image.new("1", (width, height))
+    px = img.load()
+    for y in range(height):
+        page, bit = divmod(y, 8)
+        row = page * width
+        for x in range(width):
+            if frame[row + x] >> bit & 1:
+                px[x, y] = 1
+    return img
+
+
+def make_device(transport, width, height):
+    import smbus2
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import ssd1306
+    if transport == "i2c":
+        # luma's own managed path, exactly as `i2c(port=1)` builds it, with the bus class
+        # swapped for the counter so no /dev/i2c-1 is needed.
+        real = smbus2.SMBus
+        smbus2.SMBus = CountingBus
+        try:
+            serial = i2c(port=1, address=0x3C)
+        finally:
+            smbus2.SMBus = real
+        bus = serial._bus
+    else:
+        bus = CountingBus()
+        serial = i2c(bus=bus, address=0x3C)
+    device = ssd1306(serial, width=width, height=height)
+    device.cleanup = lambda: None  # luma blanks the panel at exit; the counter has nothing to blank
+    return device, bus
+
+
+def measure_luma(transport, images, reps):
+    width, height = images[0].size
+    device, bus = make_device(transport, width, height)
+    init_bytes = bus.bytes
+    bus.reset()
+    device.display(images[0])
+    full_bytes, full_txn = bus.bytes, bus.transactions
+    bus.reset()
+    per_tick_cpu = []
+    for rep in range(reps):
+        device.display(images[0])
+        bus.reset()
+        for img in images[1:]:
+            t = time.thread_time_ns()
+            device.display(img)
+            per_tick_cpu.append(time.thread_time_ns() - t)
+        if rep == 0:
+            tick_bytes, tick_txn = bus.bytes, bus.transactions
+    ticks = len(images) - 1
+    return {
+        "init_bytes": init_bytes,
+        "full_frame_bytes": full_bytes,
+        "full_frame_transactions": full_txn,
+        "bytes_per_tick": tick_bytes / ticks,
+        "transactions_per_tick": tick_txn / ticks,
+        "cpu_ns_per_tick": statistics.median(per_tick_cpu),
+        "cpu_samples": len(per_tick_cpu),
+    }
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ours", required=True, help="JSON written by islet-bench export")
+    ap.add_argument("--out", default="bench-compare.json")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--no-luma", metavar="REASON", help="write our side only and say why")
+    a = ap.parse_args()
+
+    with open(a.ours) as f:
+        ours = json.load(f)
+    result = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "islet": ours}
+    if not ours.get("available"):
+        result["luma"] = None
+        result["skipped"] = "Islet side unavailable: " + str(ours.get("missing"))
+        print("bench-compare: " + result["skipped"])
+        write(a.out, result)
+        return 0
+    if a.no_luma:
+        result["luma"] = None
+        result["skipped"] = a.no_luma
+        print("bench-compare: luma.oled side skipped: " + a.no_luma)
+        write(a.out, result)
+        return 0
+
+    import luma.oled
+    import luma.core
+    width, height = ours["width"], ours["height"]
+    frames = load_frames(ours["frames"], width, height)
+    images = [to_image(fr, width, height) for fr in frames]
+    luma_side = {"version": f"luma.oled {luma.oled.__version__}, luma.core {luma.core.__version__}",
+                 "python": sys.version.split()[0]}
+    for transport in ("i2c", "smbus"):
+        luma_side[transport] = measure_luma(transport, images, a.reps)
+    result["luma"] = luma_side
+    result["ratios_luma_over_islet"] = {
+        t: {
+            "bytes_per_tick": ratio(luma_side[t]["bytes_per_tick"], ours[t]["bytes_per_tick"]),
+            "transactions_per_tick": ratio(luma_side[t]["transactions_per_tick"], ours[t]["transactions_per_tick"]),
+            "cpu_ns_per_tick": ratio(luma_side[t]["cpu_ns_per_tick"], ours[t]["cpu_ns_per_tick"]),
+        }
+        for t in ("i2c", "smbus")
+    }
+    write(a.out, result)
+    print_table(result, len(frames) - 1)
+    return 0
+
+
+def write(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=2)
+        f.write("\n")
+    print(f"bench-compare: wrote {path}")
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "n/a"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}f}"
+
+
+def print_table(r, ticks):
+    ours, luma = r["islet"], r["luma"]
+    print(f"\nbench-compare {r['date']}: {ticks} one-second ticks of a 10-minute countdown, "
+          f"{ours['width']}x{ours['height']} compact, same frames on both sides")
+    print(f"  {'':28} {'Islet':>12} {'luma.oled':>12} {'luma/Islet':>11}")
+    for t, name in (("i2c", "plain I2C"), ("smbus", "SMBus")):
+        rat = r["ratios_luma_over_islet"][t]
+        for key, label in (("bytes_per_tick", "bytes/tick"),
+                           ("transactions_per_tick", "transactions/tick"),
+                           ("cpu_ns_per_tick", "CPU ns/tick")):
+            print(f"  {name + ' ' + label:28} {fmt(ours[t][key]):>12} {fmt(luma[t][key]):>12} "
+                  f"{fmt(rat[key], 2) + 'x':>11}")
+    print(f"  {'full frame bytes (I2C)':28} {fmt(ours['i2c']['full_frame_bytes']):>12} "
+          f"{fmt(luma['i2c']['full_frame_bytes']):>12}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
