@@ -32,7 +32,13 @@ let package = Package(
         .target(name: "IsletCore", swiftSettings: strict),
         .target(name: "IsletRender",
                 dependencies: ["IsletCore", "CFreeType", "CFriBidi", "CPNG"],
-                swiftSettings: strict),
+                exclude: ["Localization"],
+                swiftSettings: strict,
+                plugins: ["IsletStringsPlugin"]),
+        // Build-time only: compiles IsletRender's localized string tables into Swift.
+        .executableTarget(name: "islet-strings-gen", swiftSettings: strict),
+        .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
+                dependencies: ["islet-strings-gen"]),
         .target(name: "IsletDisplay", dependencies: ["IsletRender"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletDisplay", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
@@ -42,6 +48,8 @@ let package = Package(
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         .executableTarget(name: "isletctl", dependencies: ["IsletDaemon"], swiftSettings: strict),
         .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon"], swiftSettings: strict),
+        // `make gallery`: writes the contact sheets of docs/gallery.
+        .executableTarget(name: "islet-gallery", dependencies: ["IsletRender"], swiftSettings: strict),
 
         .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore"],
                     swiftSettings: strict),
