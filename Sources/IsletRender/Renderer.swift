@@ -225,9 +225,10 @@ struct RenderState: ~Copyable {
         drawIcon(Self.icon(for: a), x: r.x + margin, y: r.y + (usable - s) / 2, scale: scale, dotted: a.content.isStale, &f)
         let timeLeft = r.x + margin + s + 3
         let timeRect = Rect(x: timeLeft, y: r.y, w: r.maxX - margin - timeLeft, h: usable)
-        drawTime(a, now, o, timeRect, align: 1, &f)
+        let drawn = drawTime(a, now, o, timeRect, align: 1, &f)
         if let p = bar {
-            drawBar(x: timeLeft, y: r.maxY - 2, width: timeRect.w, done: p.done, total: p.total, &f)
+            // Just under the digits, spanning the time's column.
+            drawBar(x: timeLeft, y: min(drawn.maxY + 1, r.maxY - 2), width: timeRect.w, done: p.done, total: p.total, &f)
         }
     }
 
@@ -309,7 +310,8 @@ struct RenderState: ~Copyable {
             let (left, right) = rtl ? (s, c) : (c, s)
             drawLine(left, x: inner.x, rowTop: r.y, rowHeight: r.h, into: &f)
             drawLine(right, x: inner.maxX - right.width, rowTop: r.y, rowHeight: r.h, into: &f)
-        } else if let one = state ?? cycle {
+        } else if let one = state.flatMap({ $0.width <= inner.w ? $0 : nil }) ?? cycle.flatMap({ $0.width <= inner.w ? $0 : nil }) {
+            // Nothing is drawn clipped: when no label fits, the icon tells the state.
             drawLine(one, x: startX(one, inner), rowTop: r.y, rowHeight: r.h, into: &f)
         }
     }
@@ -347,7 +349,8 @@ struct RenderState: ~Copyable {
 
     /// The time, always ASCII digits drawn left to right, whatever the language.
     /// align: 1 trailing, 0 centred.
-    mutating func drawTime(_ a: Activity, _ now: Instant, _ o: RenderOptions, _ r: Rect, align: Int, _ f: inout Bitmap) {
+    @discardableResult
+    mutating func drawTime(_ a: Activity, _ now: Instant, _ o: RenderOptions, _ r: Rect, align: Int, _ f: inout Bitmap) -> Rect {
         let seconds = ShownTime.seconds(of: a, at: now)
         let text = ShownTime.format(seconds)
         let fi = Self.timeFaceIndex(chars: Self.timeChars(a, now), maxWidth: r.w, maxHeight: r.h)
@@ -371,7 +374,9 @@ struct RenderState: ~Copyable {
                 x += g.advance
             }
         }
-        lastTimeRect = Rect(x: x0, y: top, w: width, h: size)
+        let drawn = Rect(x: x0, y: top, w: width, h: size)
+        lastTimeRect = drawn
+        return drawn
     }
 
     // MARK: labels
