@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore"],
                     swiftSettings: strict),
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender"],
-                    swiftSettings: strict),
+                    exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay"], swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon"], swiftSettings: strict),

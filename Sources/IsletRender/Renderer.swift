@@ -221,7 +221,9 @@ struct RenderState: ~Copyable {
         let s = Icon.size * scale
         let margin = r.w >= 96 ? 2 : 1
         let bar = o.showsProgress && !o.isDimmed && r.h >= 32 ? Self.progress(a, now) : nil
-        let usable = r.h - (bar == nil ? 0 : 3)
+        // A countdown keeps the bar's rows in every state, so its digits keep one size.
+        let reserves = o.showsProgress && !o.isDimmed && r.h >= 32 && !a.attributes.kind.isStopwatch
+        let usable = r.h - (reserves ? 3 : 0)
         drawIcon(Self.icon(for: a), x: r.x + margin, y: r.y + (usable - s) / 2, scale: scale, dotted: a.content.isStale, &f)
         let timeLeft = r.x + margin + s + 3
         let timeRect = Rect(x: timeLeft, y: r.y, w: r.maxX - margin - timeLeft, h: usable)
@@ -237,7 +239,7 @@ struct RenderState: ~Copyable {
         guard r.h >= 48 else { return compact(a, now, o, r, &f) }
         let row = 16
         compact(a, now, o, Rect(x: r.x, y: r.y, w: r.w, h: r.h - row), &f)
-        infoRow(a, Rect(x: r.x, y: r.maxY - row, w: r.w, h: row), &f)
+        infoRow(a, Rect(x: r.x, y: r.maxY - row, w: r.w, h: row), namesKind: true, &f)
     }
 
     mutating func lockscreen(_ a: Activity, _ now: Instant, _ o: RenderOptions, _ r: Rect, _ f: inout Bitmap) {
@@ -275,7 +277,7 @@ struct RenderState: ~Copyable {
                 drawLine(st, x: startX(st, Rect(x: rowRect.x, y: y, w: rowRect.w, h: row)), rowTop: y, rowHeight: row, into: &f)
             }
         } else {
-            infoRow(a, Rect(x: r.x, y: y, w: r.w, h: row), &f)
+            infoRow(a, Rect(x: r.x, y: y, w: r.w, h: row), namesKind: false, &f)
         }
     }
 
@@ -298,12 +300,13 @@ struct RenderState: ~Copyable {
 
     /// One 16-pixel row: the cycle label at the start side and the state at the end side
     /// when both fit; otherwise the state when not running, else the cycle label.
-    mutating func infoRow(_ a: Activity, _ r: Rect, _ f: inout Bitmap) {
+    /// `namesKind`: a running stopwatch has no cycle, so the row names it (not under a title).
+    mutating func infoRow(_ a: Activity, _ r: Rect, namesKind: Bool, _ f: inout Bitmap) {
         let inner = Rect(x: r.x + 2, y: r.y, w: r.w - 4, h: r.h)
         let running: Bool = if case .running = a.content.display { true } else { false }
         let state: PreparedLine? = running ? nil : prepare(.word(Self.stateKey(a), language: a.attributes.language, size: 12))
         let cycle: PreparedLine? = a.attributes.kind.isStopwatch
-            ? (running ? prepare(.word(.stopwatch, language: a.attributes.language, size: 12)) : nil)
+            ? (running && namesKind ? prepare(.word(.stopwatch, language: a.attributes.language, size: 12)) : nil)
             : cycleLine(a, width: inner.w)
         let rtl = Localization.isRightToLeft(a.attributes.language)
         if let c = cycle, let s = state, c.width + s.width + 8 <= inner.w {
