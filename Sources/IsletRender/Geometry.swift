@@ -76,16 +76,19 @@ public struct RenderOptions: Hashable, Sendable {
 /// The burn-in pixel shift: a slow orbit around the home position, one step per period.
 public enum PixelShift {
     /// The offset to use at `now`: (0,0) when `amplitude` is 0 or `period` is not positive;
-    /// otherwise one of the 3×3 (or 5×5 for amplitude 2) positions, changing every `period`.
+    /// otherwise one of the 3×3 (or 5×5 for amplitude 2) positions, changing every `period`
+    /// (a few minutes is plenty: burn-in takes thousands of hours).
     public static func offset(at now: Instant, every period: Duration, amplitude: Int) -> (dx: Int, dy: Int) {
         let a = max(0, min(amplitude, 2))
         let p = period.wholeMilliseconds
         guard a > 0, p > 0 else { return (0, 0) }
-        let side = 2 * a + 1
-        var step = (now.milliseconds / p) % Int64(side * side)
-        if step < 0 { step += Int64(side * side) }
-        let i = Int(step)
-        // Row by row, reversing every other row, so each step moves one pixel at most.
+        let side = 2 * a + 1, cells = side * side
+        // Row by row, reversing every other row, then back the same way: every step moves
+        // one pixel at most, also when the orbit starts over.
+        let loop = Int64(2 * cells - 2)
+        var step = (now.milliseconds / p) % loop
+        if step < 0 { step += loop }
+        let i = step < cells ? Int(step) : Int(loop - step)
         let row = i / side
         let col = row % 2 == 0 ? i % side : side - 1 - i % side
         return (col - a, row - a)

@@ -71,3 +71,18 @@ func fuzzIterations(_ base: Int) -> Int {
 func seed() -> UInt64 {
     getenv("ISLET_FUZZ_SEED").flatMap { UInt64(String(cString: $0)) } ?? UInt64(UInt32(truncatingIfNeeded: time(nil)))
 }
+
+extension Fixtures {
+    static func readAbsolute(_ path: String) -> String? {
+        guard let f = fopen(path, "rb") else { return nil }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
