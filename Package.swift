@@ -52,7 +52,7 @@ let package = Package(
         .executableTarget(name: "islet-gallery", dependencies: ["IsletRender"], swiftSettings: strict),
 
         .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore"],
-                    swiftSettings: strict),
+                    exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay"], swiftSettings: strict),
