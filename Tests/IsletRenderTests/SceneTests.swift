@@ -1,5 +1,8 @@
 import Testing
 import IsletCore
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import IsletRender
 
 struct SceneTests {
@@ -86,5 +89,22 @@ struct SceneTests {
             #expect(PanelSize(parsing: bad) == nil, "\(bad)")
         }
         #expect(PanelSize.all.count == 8)
+    }
+}
+
+extension SceneTests {
+    /// With only Unifont in the font directory, Terminus comes from fonts-terminus-otb (the
+    /// same design as OTB strikes): the frames must not change.
+    @Test(.enabled(if: access("/usr/share/fonts/opentype/terminus/terminus-bold.otb", R_OK) == 0))
+    func terminusFromOTBDrawsTheSameFrames() throws {
+        let dir = "/tmp/islet-otb-test-\(getpid())"
+        mkdir(dir, 0o755)
+        defer { unlink(dir + "/unifont.pcf.gz"); rmdir(dir) }
+        #expect(symlink(FontFiles.defaultDirectory + "/unifont.pcf.gz", dir + "/unifont.pcf.gz") == 0)
+        let otb = try Renderer(fontDirectory: dir)
+        for args in [["--size", "128x64", "--presentation", "lockscreen"], ["--size", "96x16"], ["--stopwatch", "--elapsed", "4000"]] {
+            let req = try request(args)
+            #expect(RenderCommand.render(req, with: otb) == RenderCommand.render(req, with: try Shared.get()), "\(args)")
+        }
     }
 }
