@@ -85,7 +85,7 @@ enum LabelFont: Hashable {
 enum LabelKey: Hashable {
     case word(Localization.Key, language: String, size: Int)
     case cycle(Int, of: Int?, language: String, size: Int)
-    case cycleShort(Int, of: Int?, size: Int)
+    case cycleShort(Int, of: Int?, language: String, size: Int)
     case title(String, size: Int)
 }
 
@@ -295,7 +295,7 @@ struct RenderState: ~Copyable {
     mutating func cycleLine(_ a: Activity, width: Int) -> PreparedLine? {
         guard !a.attributes.kind.isStopwatch else { return nil }
         let full = prepare(.cycle(a.content.cycle, of: a.content.totalCycles, language: a.attributes.language, size: 12))
-        return full.width <= width ? full : prepare(.cycleShort(a.content.cycle, of: a.content.totalCycles, size: 12))
+        return full.width <= width ? full : prepare(.cycleShort(a.content.cycle, of: a.content.totalCycles, language: a.attributes.language, size: 12))
     }
 
     /// One 16-pixel row: the cycle label at the start side and the state at the end side
@@ -388,13 +388,16 @@ struct RenderState: ~Copyable {
         if let hit = labels[key] { return hit }
         if labels.count > 256 { labels.removeAll(keepingCapacity: true) }
         let text: String, size: Int
+        // Localized labels align with their language; a title with its own text.
+        var language: String?
         switch key {
-        case .word(let k, let l, let s): text = Localization.string(k, language: l); size = s
-        case .cycle(let c, let n, let l, let s): text = Localization.cycleLabel(cycle: c, of: n, language: l); size = s
-        case .cycleShort(let c, let n, let s): text = n.map { "\(c)/\($0)" } ?? "\(c)"; size = s
+        case .word(let k, let l, let s): text = Localization.string(k, language: l); size = s; language = l
+        case .cycle(let c, let n, let l, let s): text = Localization.cycleLabel(cycle: c, of: n, language: l); size = s; language = l
+        case .cycleShort(let c, let n, let l, let s): text = n.map { "\(c)/\($0)" } ?? "\(c)"; size = s; language = l
         case .title(let t, let s): text = t; size = s
         }
         let v = BidiText.visualLine(text)
+        let rtl = language.map(Localization.isRightToLeft) ?? v.isRightToLeft
         let fi = FontFiles.terminusSizes.firstIndex(of: size) ?? 0
         let cps = v.scalars.map(\.value)
         let latin = cps.allSatisfy { regular[fi].has($0) }
@@ -405,7 +408,7 @@ struct RenderState: ~Copyable {
             for c in cps { width += unifont.glyph(c)?.advance ?? 8 }
         }
         let line = PreparedLine(scalars: cps, font: latin ? .terminus(fi) : .unifont, width: width,
-                                height: latin ? size : 16, rtl: v.isRightToLeft)
+                                height: latin ? size : 16, rtl: rtl)
         labels[key] = line
         return line
     }
