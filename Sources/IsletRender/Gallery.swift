@@ -2,11 +2,6 @@
 /// the labelled presentations in every language. Lit pixels are white; each frame has a thin
 /// outline one pixel outside it so a dark frame still shows its extent.
 public enum Gallery {
-    public struct Cell {
-        public var label: String
-        public var request: RenderCommand.Request
-    }
-
     /// The states of the per-size sheets, as render requests (one row each).
     public static let states: [(String, RenderCommand.Request)] = {
         func req(_ f: (inout RenderCommand.Request) -> Void) -> RenderCommand.Request {

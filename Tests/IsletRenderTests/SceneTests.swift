@@ -108,3 +108,31 @@ extension SceneTests {
         }
     }
 }
+
+extension SceneTests {
+    /// §2: on a pill-sized panel the expanded view's extra regions stay empty, and the lock
+    /// screen belongs to panels 64 px tall and up: both draw the compact frame there.
+    @Test(arguments: [PanelSize.w128h32, .w96h16, .w64h32, .w72h40])
+    func pillSizedPanelsShowCompact(size: PanelSize) throws {
+        for state in ["running", "paused", "cycle-end", "complete"] {
+            let base = ["--state", state, "--size", "\(size)", "--cycle", "1", "--cycles", "2"]
+            let compact = try frame(base)
+            #expect(try frame(base + ["--presentation", "expanded"]) == compact, "\(state)")
+            #expect(try frame(base + ["--presentation", "lockscreen"]) == compact, "\(state)")
+        }
+    }
+
+    /// A right-to-left language right-aligns even a label without letters ("2/3" on 64×128).
+    @Test func shortCycleLabelFollowsTheLanguageDirection() throws {
+        let args = ["--presentation", "lockscreen", "--size", "64x128", "--cycle", "2", "--cycles", "3"]
+        let en = try frame(args), he = try frame(args + ["--language", "he"])
+        // The rows where English shows only "2/3", at the left margin.
+        let rows = (0..<128).filter { y in
+            let lit = (0..<64).filter { en[$0, y] }
+            return (lit.min() ?? 99) <= 8 && (lit.max() ?? 99) < 24
+        }
+        #expect(!rows.isEmpty)
+        let heLit = (0..<64).filter { x in rows.contains { he[x, $0] } }
+        #expect((heLit.min() ?? 0) >= 40 && (heLit.max() ?? 0) >= 58, "rows \(rows), lit \(heLit)")
+    }
+}
