@@ -71,6 +71,12 @@ public struct RenderOptions: Hashable, Sendable {
     }
 
     public var isDimmed: Bool { dimLevel != nil }
+
+    /// The pixel shift as one offset, e.g. `options.shift = PixelShift.offset(at:every:amplitude:)`.
+    public var shift: (dx: Int, dy: Int) {
+        get { (shiftX, shiftY) }
+        set { shiftX = newValue.dx; shiftY = newValue.dy }
+    }
 }
 
 /// The burn-in pixel shift: a slow orbit around the home position, one step per period.

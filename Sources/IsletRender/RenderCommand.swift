@@ -8,12 +8,12 @@ public enum RenderCommand {
     public static let usage = """
         usage: isletctl render --presentation compact|minimal|expanded|lockscreen --size WxH
                                --state running|paused|cycle-end|complete|idle
-                               [--remaining SECONDS] [--duration SECONDS] [--cycle C --cycles N]
+                               [--remaining SECONDS] [--duration SECONDS] [--cycle C --cycles N|0]
                                [--language CODE] [--title TEXT] [--stale]
                                [--stopwatch --elapsed SECONDS] [--scale N] -o FILE
           FILE ends in .pbm (plain P1, 1 = lit) or .png; -o - writes PBM to standard output.
           Defaults: compact, 128x32, running, --duration 300, --remaining = duration,
-          --cycle 1 --cycles 1, --language en, --scale 1 (PNG only).
+          --cycle 1 --cycles 1 (0: open-ended), --language en, --scale 1 (PNG only).
         """
 
     /// Everything the flags say, checked.
@@ -28,6 +28,7 @@ public enum RenderCommand {
         public var remaining: Int?
         public var duration: Int?
         public var cycle: Int = 1
+        /// 0: open-ended (cycles repeat until the session is ended), as in the content state JSON.
         public var cycles: Int = 1
         public var language: String = "en"
         public var title: String?
@@ -86,7 +87,7 @@ public enum RenderCommand {
             case "--remaining": r.remaining = try number(flag, 0...86_400)
             case "--duration": r.duration = try number(flag, 1...86_400)
             case "--cycle": r.cycle = try number(flag, 1...999); sawCycle = true
-            case "--cycles": r.cycles = try number(flag, 1...999); sawCycles = true
+            case "--cycles": r.cycles = try number(flag, 0...999); sawCycles = true
             case "--elapsed": r.elapsed = try number(flag, 0...8 * 3600); sawElapsed = true
             case "--scale": r.scale = try number(flag, 1...64)
             case "--language": r.language = try value(flag)
@@ -105,7 +106,7 @@ public enum RenderCommand {
             throw UsageError(message: "-o \(r.output): the file must end in .pbm or .png (or be -)")
         }
         if sawCycle != sawCycles { throw UsageError(message: "--cycle and --cycles go together") }
-        if r.cycle > r.cycles { throw UsageError(message: "--cycle \(r.cycle) is past --cycles \(r.cycles)") }
+        if r.cycles > 0, r.cycle > r.cycles { throw UsageError(message: "--cycle \(r.cycle) is past --cycles \(r.cycles)") }
         if r.stopwatch {
             guard r.state == .running || r.state == .paused || r.state == .idle else {
                 throw UsageError(message: "a stopwatch is only running or paused (got --state \(r.state.rawValue))")
@@ -149,7 +150,7 @@ public enum RenderCommand {
         }
         let duration = r.duration ?? max(300, r.remaining ?? 0)
         let remaining = min(r.remaining ?? duration, duration)
-        let attrs = ActivityAttributes(kind: .countdown(cycle: .seconds(duration), cycles: r.cycles),
+        let attrs = ActivityAttributes(kind: .countdown(cycle: .seconds(duration), cycles: r.cycles == 0 ? nil : r.cycles),
                                        title: r.title, language: r.language)
         // Start the session at t0 - (earlier cycles) so the current cycle begins at t0.
         let cycleStart = t0
@@ -171,9 +172,14 @@ public enum RenderCommand {
                 a.content.display = .cycleEnd(nextCycleAt: now + attrs.cycleEndInterval)
             }
         case .complete:
-            a.content.cycle = r.cycles
+            a.content.cycle = max(r.cycles, r.cycle)
             now = cycleStart + .seconds(duration)
-            if let t = try? TimerMachine.fire(.finalCompletion, on: a, now: now).activity { a = t }
+            if let t = try? TimerMachine.fire(.finalCompletion, on: a, now: now).activity, t.content.phase == .complete {
+                a = t
+            } else {
+                // An open-ended session completes only when ended: end it at its cycle's end.
+                if let t = try? TimerMachine.apply(.end(.default), to: a, now: now).activity { a = t }
+            }
             a.content.cycle = r.cycle
         case .idle:
             return (nil, t0)

@@ -70,5 +70,10 @@ struct RenderCommandTests {
         #expect(end.activity?.phase == .cycleEnd)
         let done = RenderCommand.scene(try RenderCommand.parse(["--state", "complete", "-o", "-"]))
         #expect(done.activity?.phase == .complete)
+        // --cycles 0: open-ended, as the content state's JSON spells it.
+        let open = RenderCommand.scene(try RenderCommand.parse(["--cycle", "7", "--cycles", "0", "-o", "-"]))
+        #expect(open.activity?.content.totalCycles == nil && open.activity?.content.cycle == 7)
+        let openDone = RenderCommand.scene(try RenderCommand.parse(["--state", "complete", "--cycle", "7", "--cycles", "0", "-o", "-"]))
+        #expect(openDone.activity?.phase == .complete)
     }
 }
