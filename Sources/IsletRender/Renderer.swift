@@ -37,8 +37,8 @@ public final class Renderer: Sendable {
         return b
     }
 
-    /// Where the time digits of a single-activity frame are drawn (frame coordinates,
-    /// before pixel shift); nil when the frame shows no time. Lets tests and the gallery
+    /// Where the time digits of a single-activity frame are drawn (frame coordinates, pixel
+    /// shift included); nil when the frame shows no time. Lets tests and the gallery
     /// look at the digits alone.
     public func timeRegion(_ activity: Activity, presentation: Presentation, now: Instant,
                            size: PanelSize, options: RenderOptions = RenderOptions()) -> (x: Int, y: Int, width: Int, height: Int)? {
