@@ -334,14 +334,14 @@ public struct EmulatedPanel: Sendable, Hashable {
             for x in 0..<model.width {
                 let s = c.comAlongColumns ? y : x
                 let l = c.comAlongColumns ? x : y
+                // Which segment and COM pin reach this spot of the glass.
+                let seg = model.mountedReversed ? segCount - 1 - segOffset - s : segOffset + s
+                let com = model.mountedReversed ? panelLines - 1 - l : l
+                guard seg >= 0, seg < segCount, com >= 0, com < driven else { continue }
                 var lit: Bool
                 if entireDisplayOn {
                     lit = true
                 } else {
-                    // Which segment and COM pin reach this spot of the glass.
-                    let seg = model.mountedReversed ? segCount - 1 - segOffset - s : segOffset + s
-                    let com = model.mountedReversed ? panelLines - 1 - l : l
-                    guard seg >= 0, seg < segCount, com >= 0, com < driven else { continue }
                     let segCoord = c.remapAppliesAtWrite || !segmentRemap ? seg : segCount - 1 - seg
                     let line = comReversed ? driven - 1 - com : com
                     let lineCoord = (line + startLine + Int(displayOffset)) % lineCount
@@ -355,5 +355,5 @@ public struct EmulatedPanel: Sendable, Hashable {
         return out
     }
 
-    private func hex(_ v: UInt8) -> String { I2CError.hex2(v) + "h" }
+    private func hex(_ v: UInt8) -> String { I2CError.hex2(v).uppercased() + "h" }
 }
