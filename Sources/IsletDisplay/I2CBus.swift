@@ -77,6 +77,9 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
         case ENOENT, ENODEV, ENXIO:
             return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code, errnoText: text,
                             hint: "no I²C bus at \(device): on a Raspberry Pi enable it with `dtparam=i2c_arm=on` in /boot/firmware/config.txt (or `raspi-config nonint do_i2c 0`), load i2c-dev, reboot, then check `ls /dev/i2c-*`")
+        case ENOTTY:
+            return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code, errnoText: text,
+                            hint: "\(device) is not an I²C adapter (it refuses I2C_FUNCS): give the bus device, e.g. /dev/i2c-1 (`ls /dev/i2c-*`, `i2cdetect -l`)")
         case EACCES, EPERM:
             return I2CError(kind: .permissionDenied, device: device, address: nil, errno: code, errnoText: text,
                             hint: "permission denied on \(device): add the user to the `i2c` group (`sudo usermod -aG i2c $USER`, then log in again) or run the service with SupplementaryGroups=i2c")

@@ -168,3 +168,26 @@ final class FakeI2CSystem: I2CSystem, Sendable {
         #expect(panel.problems.isEmpty)
     }
 }
+
+/// The real C path, as far as a machine without I²C hardware allows.
+@Suite struct LiveI2CSystemTests {
+    @Test func missingBusIsNoSuchBusWithThePiHint() {
+        do {
+            _ = try LinuxI2CBus(devicePath: "/dev/i2c-250")
+            Issue.record("a bus /dev/i2c-250 should not exist here")
+        } catch {
+            #expect(error.kind == .noSuchBus && error.errno == ENOENT)
+            #expect(error.hint.contains("dtparam=i2c_arm=on"))
+        }
+    }
+
+    @Test func aNodeThatIsNotAnI2CAdapterFailsI2CFUNCS() {
+        // /dev/null opens but refuses the I2C_FUNCS ioctl (ENOTTY): a typed error, not a crash.
+        do {
+            _ = try LinuxI2CBus(devicePath: "/dev/null")
+            Issue.record("/dev/null is no I²C adapter")
+        } catch {
+            #expect(error.kind == .noSuchBus && error.errno == ENOTTY && error.hint.contains("not an I²C adapter"))
+        }
+    }
+}
