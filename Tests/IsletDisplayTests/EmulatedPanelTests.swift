@@ -156,3 +156,27 @@ import IsletDisplay
         #expect(p.problems.isEmpty)
     }
 }
+
+/// Replay feeds arbitrary files into the emulator: no stream may trap it.
+@Suite struct EmulatedPanelRobustnessTests {
+    @Test(arguments: PanelModel.all)
+    func randomStreamsNeverTrap(_ model: PanelModel) {
+        let seed: UInt64 = 0xBAD5_EED0 &+ UInt64(PanelModel.all.firstIndex(of: model) ?? 0)
+        var rng = SplitMix(state: seed)
+        var panel = EmulatedPanel(model: model)
+        for _ in 0..<fuzzIterations(10) * 20 {
+            var t: [UInt8] = []
+            for _ in 0..<rng.int(40) {
+                // Bias towards control bytes and real opcodes so deep states are reached.
+                switch rng.int(4) {
+                case 0: t.append([0x00, 0x40, 0x80, 0xC0][rng.int(4)])
+                case 1: t.append([0x20, 0x21, 0x22, 0xB0, 0x10, 0xA8, 0xDC, 0xD3, 0xA1, 0xC8, 0xAF, 0xA5][rng.int(12)])
+                default: t.append(UInt8(truncatingIfNeeded: rng.next()))
+                }
+            }
+            panel.receive(t)
+        }
+        #expect(panel.image.width == model.width, "seed \(seed)")
+        #expect(panel.transactions == fuzzIterations(10) * 20)
+    }
+}
