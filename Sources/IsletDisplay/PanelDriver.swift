@@ -252,8 +252,9 @@ public struct PanelDriver {
         if any {
             if panel.controller.hasAddressWindows {
                 let rect = planRectangle(runs, target: target, base: base, limit: limit)
-                let spans = planWindowSpans(runs, target: target, base: base, limit: limit)
-                best = rect.wire.cost <= spans.wire.cost ? rect : spans
+                let spans = planWindowSpans(runs, target: target, base: base, limit: limit, bands: false)
+                let bands = planWindowSpans(runs, target: target, base: base, limit: limit, bands: true)
+                best = [rect, bands, spans].min { $0.wire.cost < $1.wire.cost }
             } else {
                 best = planPageSpans(runs, target: target, base: base, limit: limit)
             }
@@ -319,21 +320,33 @@ public struct PanelDriver {
     }
 
     /// Separate windows per page for each run, merging runs across gaps cheaper than a new window.
-    private func planWindowSpans(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int)
+    private func planWindowSpans(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int, bands: Bool)
         -> (wire: Wire, window: Window?, pointer: Pointer?) {
         var wire = Wire(limit: limit)
         var win = window, ptr = pointer
         // A new span costs a column window (1 address + 1 control + 21h a b) and a data
         // transaction's address and control byte: merge gaps shorter than that.
-        for (p, pageRuns) in runs.enumerated() {
-            for span in merge(pageRuns, gap: 7) {
-                let w = Window(c0: base + span.lowerBound, c1: base + span.upperBound, p0: p, p1: p)
+        let merged = runs.map { merge($0, gap: 7) }
+        var p = 0
+        while p < merged.count {
+            // With `bands`, consecutive pages changed over the same single column span share one
+            // window, the pointer stepping from page to page by itself (§10.1.3 horizontal mode).
+            var last = p
+            if bands, merged[p].count == 1 {
+                while last + 1 < merged.count, merged[last + 1] == merged[p] { last += 1 }
+            }
+            for span in merged[p] {
+                let w = Window(c0: base + span.lowerBound, c1: base + span.upperBound, p0: p, p1: last)
                 PanelDriver.position(to: w, from: win, pointer: ptr, wire: &wire)
-                let bytes = Array(target[(p * panel.width + span.lowerBound)...(p * panel.width + span.upperBound)])
+                var bytes: [UInt8] = []
+                for q in p...last {
+                    bytes += target[(q * panel.width + span.lowerBound)...(q * panel.width + span.upperBound)]
+                }
                 wire.data(bytes)
                 win = w
                 ptr = advance(Pointer(column: w.c0, page: p), in: w, by: bytes.count)
             }
+            p = last + 1
         }
         return (wire, win, ptr)
     }
