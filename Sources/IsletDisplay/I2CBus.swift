@@ -30,7 +30,7 @@ public struct I2CCapabilities: Sendable, Hashable {
 }
 
 /// One bus a panel hangs on. A write is one transaction: start, the 7-bit address, `bytes`, stop.
-public protocol I2CBus {
+public protocol I2CBus: Sendable {
     var capabilities: I2CCapabilities { get }
     /// Writes `bytes` (at least one; the first is the control byte) to a 7-bit address.
     func write(address: UInt8, bytes: [UInt8]) throws(I2CError)

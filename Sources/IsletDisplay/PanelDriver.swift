@@ -73,7 +73,7 @@ public enum DisplayError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// Drives one panel on one bus: initialises it from the controller table, keeps a shadow of the
 /// panel RAM, and sends each frame as the cheapest command/data sequence that makes the RAM equal it.
-public struct PanelDriver {
+public struct PanelDriver: Sendable {
     public let bus: any I2CBus
     public let address: UInt8
     public let panel: PanelModel
@@ -419,7 +419,7 @@ public struct PanelDriver {
 /// Builds transactions the way they will go on the bus: consecutive commands share one command
 /// transaction (control byte 00h), data goes in data transactions (40h), each cut to the bus limit
 /// without splitting a command from its parameters.
-struct Wire {
+struct Wire: Sendable {
     let limit: Int
     private(set) var transactions: [[UInt8]] = []
     private(set) var stats = FlushStats.zero
