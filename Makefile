@@ -68,5 +68,10 @@ bench-compare: release
 	  python3 bench/luma_compare.py --ours $(BENCH_DIR)/islet-side.json --out bench-compare.json --no-luma "$$why"; \
 	fi
 
+# Contact sheets of every presentation, state, panel size and language (docs/gallery/*.png).
+gallery: deps
+	$(SWIFT) build --product islet-gallery $(BUILD_FLAGS)
+	mkdir -p docs/gallery && "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/islet-gallery" docs/gallery
+
 clean:
 	rm -rf .build .build-log.txt

@@ -28,17 +28,27 @@ class CountingBus:
     def __init__(self, *args, **kwargs):
         self.transactions = 0
         self.bytes = 0
+        self.ram = bytearray()  # display data of the latest update, to check the frames agree
 
     def write_i2c_block_data(self, addr, register, data):
         # One SMBus I2C-block write: the register byte (luma's control byte) then the data.
         self.transactions += 1
         self.bytes += 1 + len(data)
+        self._data(register, data)
 
     def i2c_rdwr(self, *msgs):
         # One combined transaction per message (smbus2 i2c_msg; len counts the control byte).
         for m in msgs:
             self.transactions += 1
             self.bytes += len(m)
+            raw = list(m)
+            self._data(raw[0], raw[1:])
+
+    def _data(self, control, data):
+        if control == 0x40:
+            self.ram += bytes(data)
+        else:
+            self.ram = bytearray()  # a command (the window) starts a new update
 
     def close(self):
         pass
@@ -93,7 +103,7 @@ def make_device(transport, width, height):
     return device, bus
 
 
-def measure_luma(transport, images, reps):
+def measure_luma(transport, images, frames, reps):
     width, height = images[0].size
     device, bus = make_device(transport, width, height)
     init_bytes = bus.bytes
@@ -111,6 +121,9 @@ def measure_luma(transport, images, reps):
             per_tick_cpu.append(time.thread_time_ns() - t)
         if rep == 0:
             tick_bytes, tick_txn = bus.bytes, bus.transactions
+            if bytes(bus.ram) != bytes(frames[-1]):
+                sys.exit("luma_compare: luma.oled sent other display data than the exported frame; "
+                         "the two sides would not be comparing the same frames")
     ticks = len(images) - 1
     return {
         "init_bytes": init_bytes,
@@ -121,6 +134,11 @@ def measure_luma(transport, images, reps):
         "cpu_ns_per_tick": statistics.median(per_tick_cpu),
         "cpu_samples": len(per_tick_cpu),
     }
+
+
+def wire_us(bytes_, transactions, hz):
+    """9 SCL clocks per byte after the address; start, address byte and stop per transaction."""
+    return (bytes_ * 9 + transactions * 11) / hz * 1e6
 
 
 def ratio(a, b):
@@ -161,13 +179,19 @@ def main():
     luma_side = {"version": f"luma.oled {luma.oled.__version__}, luma.core {luma.core.__version__}",
                  "python": sys.version.split()[0]}
     for transport in ("i2c", "smbus"):
-        luma_side[transport] = measure_luma(transport, images, a.reps)
+        luma_side[transport] = measure_luma(transport, images, frames, a.reps)
+    for side in (ours, luma_side):
+        for t in ("i2c", "smbus"):
+            for khz in (100, 400):
+                side[t][f"wire_us_per_tick_{khz}khz"] = wire_us(side[t]["bytes_per_tick"],
+                                                                side[t]["transactions_per_tick"], khz * 1000)
     result["luma"] = luma_side
     result["ratios_luma_over_islet"] = {
         t: {
             "bytes_per_tick": ratio(luma_side[t]["bytes_per_tick"], ours[t]["bytes_per_tick"]),
             "transactions_per_tick": ratio(luma_side[t]["transactions_per_tick"], ours[t]["transactions_per_tick"]),
             "cpu_ns_per_tick": ratio(luma_side[t]["cpu_ns_per_tick"], ours[t]["cpu_ns_per_tick"]),
+            "wire_us_per_tick": ratio(luma_side[t]["wire_us_per_tick_400khz"], ours[t]["wire_us_per_tick_400khz"]),
         }
         for t in ("i2c", "smbus")
     }
@@ -200,11 +224,15 @@ def print_table(r, ticks):
         rat = r["ratios_luma_over_islet"][t]
         for key, label in (("bytes_per_tick", "bytes/tick"),
                            ("transactions_per_tick", "transactions/tick"),
-                           ("cpu_ns_per_tick", "CPU ns/tick")):
+                           ("cpu_ns_per_tick", "CPU ns/tick"),
+                           ("wire_us_per_tick_400khz", "wire us/tick 400kHz"),
+                           ("wire_us_per_tick_100khz", "wire us/tick 100kHz")):
+            rk = "wire_us_per_tick" if key.startswith("wire") else key
             print(f"  {name + ' ' + label:28} {fmt(ours[t][key]):>12} {fmt(luma[t][key]):>12} "
-                  f"{fmt(rat[key], 2) + 'x':>11}")
+                  f"{fmt(rat[rk], 2) + 'x':>11}")
     print(f"  {'full frame bytes (I2C)':28} {fmt(ours['i2c']['full_frame_bytes']):>12} "
           f"{fmt(luma['i2c']['full_frame_bytes']):>12}")
+    print(f"  floor (changed RAM bytes + 1 control byte): {fmt(ours['floor_bytes_per_tick'])} bytes/tick")
 
 
 if __name__ == "__main__":

@@ -96,22 +96,15 @@ struct OpenWatch {
         guard inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_OPEN)) >= 0 else { Glibc.close(fd); return nil }
     }
 
-    /// Blocks until the file is created or opened, or the timeout passes; our monotonic time then.
-    func wait(timeoutMs: Int, stillRunning: () -> Bool) -> Int64? {
-        let deadline = Clocks.monotonicNs() + Int64(timeoutMs) * 1_000_000
+    /// Waits up to `timeoutMs` for the file to be created or opened; our monotonic time when the
+    /// event woke us, or nil.
+    func poll(timeoutMs: Int) -> Int64? {
         var buf = [UInt8](repeating: 0, count: 8192)
-        while Clocks.monotonicNs() < deadline {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, 50)
-            if r > 0 {
-                let now = Clocks.monotonicNs()
-                let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n > 0 && events(buf, n).contains(name) { return now }
-            } else if !stillRunning() {
-                return nil
-            }
-        }
-        return nil
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard Glibc.poll(&p, 1, Int32(timeoutMs)) > 0 else { return nil }
+        let now = Clocks.monotonicNs()
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return n > 0 && events(buf, n).contains(name) ? now : nil
     }
 
     private func events(_ buf: [UInt8], _ n: Int) -> [String] {

@@ -1,16 +1,112 @@
-/// `islet-bench export`: the frames of the 10-minute countdown for bench/luma_compare.py, and
-/// our own frame-to-bus figures on the same frames.
+#if canImport(Glibc)
+import Glibc
+#endif
+import IsletCore
+import IsletRender
+import IsletDisplay
+
+/// `islet-bench export`: renders the 10-minute countdown on 128×32 compact, writes its frames
+/// (page-packed, one after another) for bench/luma_compare.py, and measures our side on the
+/// same frames: bytes and transactions per tick and the CPU time of frame → bus bytes (the
+/// driver's flush onto a bus that only counts, render excluded), for both transports.
 struct CompareExport {
     var quick = false
 
-    func run(frames: String, json: String) -> Int32 {
-        let why = "needs IsletRender's Renderer and IsletDisplay's PanelDriver (issues 3, 4)"
-        let text = "{\n  \"available\": false,\n  \"missing\": \(Report.quote(why))\n}\n"
+    func run(frames path: String, json: String) -> Int32 {
+        let text: String
+        switch measure(framesPath: path) {
+        case .success(let t): text = t
+        case .failure(let e):
+            text = "{\n  \"available\": false,\n  \"missing\": \(Report.quote(e.text))\n}\n"
+            print("islet-bench export: \(e.text)")
+        }
         if let err = Report.write(text, to: json) {
-            print("islet-bench: \(err)")
+            eprint("islet-bench: \(err)")
             return 73
         }
-        print("islet-bench export: \(why)")
         return 0
+    }
+
+    private func measure(framesPath: String) -> Result<String, BusRunError> {
+        let renderer: Renderer
+        do { renderer = try Renderer() } catch { return .failure(BusRunError(text: "renderer fonts: \(error)")) }
+        let size = PanelSize.w128h32
+        let frames = Countdown().frames(renderer, size: size, presentation: .compact)
+        guard let model = PanelModel.find(.ssd1306, width: size.width, height: size.height) else {
+            return .failure(BusRunError(text: "no SSD1306 128x32 row in the controller table"))
+        }
+        var blob: [UInt8] = []
+        for f in frames { blob += f.bytes }
+        guard writeBinary(blob, to: framesPath) else {
+            return .failure(BusRunError(text: "cannot write \(framesPath): \(String(cString: strerror(errno)))"))
+        }
+        var sides: [String] = []
+        for (name, caps) in [("i2c", I2CCapabilities.plainI2C), ("smbus", I2CCapabilities.smbusBlock)] {
+            switch side(frames, model, caps) {
+            case .success(let s): sides.append("  \(Report.quote(name)): \(s)")
+            case .failure(let e): return .failure(e)
+            }
+        }
+        let floor = Floor.figures(frames)
+        print("islet-bench export: \(frames.count) frames of \(size) compact written to \(framesPath)")
+        return .success("""
+        {
+          "available": true,
+          "width": \(size.width),
+          "height": \(size.height),
+          "frames": \(Report.quote(framesPath)),
+          "ticks": \(frames.count - 1),
+          "floor_bytes_per_tick": \(Report.number(floor.floorBytesPerTick)),
+          "changed_bytes_per_tick": \(Report.number(floor.changedBytesPerTick)),
+        \(sides.joined(separator: ",\n"))
+        }
+
+        """)
+    }
+
+    /// One transport: bytes from the first pass, CPU time (thread clock) per flush as the median
+    /// over several passes.
+    private func side(_ frames: [Bitmap], _ model: PanelModel, _ caps: I2CCapabilities) -> Result<String, BusRunError> {
+        let bus = CountingBus(caps)
+        var driver = PanelDriver(bus: bus, panel: model)
+        var cpu: [Double] = []
+        var full = FlushStats.zero, ticks = FlushStats.zero
+        do {
+            _ = try driver.initialize()
+            for rep in 0..<(quick ? 2 : 10) {
+                let f0 = try driver.flush(frames[0])
+                if rep == 0 { full = f0 }
+                for f in frames.dropFirst() {
+                    let t = Clocks.threadCPUNs()
+                    let s = try driver.flush(f)
+                    cpu.append(Double(Clocks.threadCPUNs() - t))
+                    if rep == 0 { ticks = ticks + s }
+                }
+            }
+        } catch {
+            return .failure(BusRunError(text: "flush failed: \(error)"))
+        }
+        let n = Double(frames.count - 1)
+        let median = Stats.median(cpu) ?? 0
+        return .success("{\"bytes_per_tick\": \(Report.number(Double(ticks.bytes) / n)), "
+            + "\"transactions_per_tick\": \(Report.number(Double(ticks.transactions) / n)), "
+            + "\"cpu_ns_per_tick\": \(Report.number(median)), \"cpu_samples\": \(cpu.count), "
+            + "\"full_frame_bytes\": \(full.bytes), \"full_frame_transactions\": \(full.transactions)}")
+    }
+
+    private func writeBinary(_ bytes: [UInt8], to path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return -1 }
+                return Glibc.write(fd, base + off, raw.count - off)
+            }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            off += n
+        }
+        return true
     }
 }

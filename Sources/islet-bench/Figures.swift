@@ -20,6 +20,7 @@ enum Key: String, CaseIterable, Sendable {
     case busBytesPerTickLockscreen128x64 = "bus_bytes_per_tick_lockscreen_128x64"
     case busBytesPerTickSMBus = "bus_bytes_per_tick_smbus"
     case busBytesFullFrame = "bus_bytes_full_frame"
+    case busFloorBytesPerTick = "bus_floor_bytes_per_tick"
     case busTransactionsPerTick = "bus_transactions_per_tick"
     case busUsPerTick400kHz = "bus_us_per_tick_400khz"
     case busUsPerTick100kHz = "bus_us_per_tick_100khz"
@@ -40,6 +41,7 @@ enum Key: String, CaseIterable, Sendable {
         case .busBytesPerTickLockscreen128x64: "bus bytes per tick, 128x64 lock screen"
         case .busBytesPerTickSMBus: "bus bytes per tick, 128x32, SMBus"
         case .busBytesFullFrame: "bus bytes, full 128x32 frame"
+        case .busFloorBytesPerTick: "floor: changed bytes + 1 control byte"
         case .busTransactionsPerTick: "bus transactions per tick, 128x32"
         case .busUsPerTick400kHz: "wire time per tick at 400 kHz"
         case .busUsPerTick100kHz: "wire time per tick at 100 kHz"
@@ -57,7 +59,8 @@ enum Key: String, CaseIterable, Sendable {
         switch self {
         case .renderNsPerTick, .flushNsPerTick: "ns"
         case .renderAllocsPerTick: "allocs"
-        case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame: "B"
+        case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame,
+             .busFloorBytesPerTick: "B"
         case .busTransactionsPerTick: "txn"
         case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99: "us"
         case .wakeupsPerSRunning, .wakeupsPerSPaused: "/s"

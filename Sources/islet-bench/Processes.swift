@@ -69,27 +69,25 @@ enum Processes {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Voluntary plus involuntary context switches of every thread of `pid`: each is one time a
-    /// thread went off the CPU, so the difference over a window counts the wake-ups in it.
-    static func contextSwitches(_ pid: pid_t) -> Int? {
+    /// Voluntary plus involuntary context switches of each thread of `pid`, by thread id: each is
+    /// one time a thread went off the CPU, so their growth over a window counts the wake-ups.
+    static func contextSwitches(_ pid: pid_t) -> [Int: Int]? {
         guard let dir = opendir("/proc/\(pid)/task") else { return nil }
         defer { closedir(dir) }
-        var total = 0
-        var any = false
+        var out: [Int: Int] = [:]
         while let e = readdir(dir) {
             let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            guard let _ = Int(name), let status = readFile("/proc/\(pid)/task/\(name)/status") else { continue }
+            guard let tid = Int(name), let status = readFile("/proc/\(pid)/task/\(name)/status") else { continue }
+            var n = 0
             for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:")
                 || line.hasPrefix("nonvoluntary_ctxt_switches:") {
-                if let v = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.flatMap({ Int($0) }) {
-                    total += v
-                    any = true
-                }
+                n += line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.flatMap({ Int($0) }) ?? 0
             }
+            out[tid] = n
         }
-        return any ? total : nil
+        return out.isEmpty ? nil : out
     }
 
     /// A field of /proc/PID/status in kB (e.g. VmHWM, the peak resident set).
