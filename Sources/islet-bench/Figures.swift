@@ -14,8 +14,10 @@ enum Figure: Sendable {
 /// The keys of bench.json in the order the issue lists them, each with its table label.
 enum Key: String, CaseIterable, Sendable {
     case renderNsPerTick = "render_ns_per_tick"
+    case renderInstructionsPerTick = "render_instructions_per_tick"
     case renderAllocsPerTick = "render_allocs_per_tick"
     case flushNsPerTick = "flush_ns_per_tick"
+    case flushInstructionsPerTick = "flush_instructions_per_tick"
     case busBytesPerTick = "bus_bytes_per_tick"
     case busBytesPerTickLockscreen128x64 = "bus_bytes_per_tick_lockscreen_128x64"
     case busBytesPerTickSMBus = "bus_bytes_per_tick_smbus"
@@ -35,8 +37,10 @@ enum Key: String, CaseIterable, Sendable {
     var label: String {
         switch self {
         case .renderNsPerTick: "render, compact 128x32 tick (median)"
+        case .renderInstructionsPerTick: "render instructions per tick (callgrind)"
         case .renderAllocsPerTick: "heap allocations per render (steady state)"
         case .flushNsPerTick: "flush: diff + encode per tick (median)"
+        case .flushInstructionsPerTick: "flush instructions per tick (callgrind)"
         case .busBytesPerTick: "bus bytes per tick, 128x32 compact, I2C"
         case .busBytesPerTickLockscreen128x64: "bus bytes per tick, 128x64 lock screen"
         case .busBytesPerTickSMBus: "bus bytes per tick, 128x32, SMBus"
@@ -59,6 +63,7 @@ enum Key: String, CaseIterable, Sendable {
         switch self {
         case .renderNsPerTick, .flushNsPerTick: "ns"
         case .renderAllocsPerTick: "allocs"
+        case .renderInstructionsPerTick, .flushInstructionsPerTick: "instr"
         case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame,
              .busFloorBytesPerTick: "B"
         case .busTransactionsPerTick: "txn"

@@ -20,6 +20,8 @@ struct InProcessBench {
         }
         r[.renderNsPerTick] = renderNsPerTick(renderer)
         r[.renderAllocsPerTick] = renderAllocsPerTick(renderer)
+        r[.renderInstructionsPerTick] = Instructions.perTick("render", scratch: "/tmp")
+        r[.flushInstructionsPerTick] = Instructions.perTick("flush", scratch: "/tmp")
         let compact = countdown.frames(renderer, size: .w128h32, presentation: .compact)
         r[.flushNsPerTick] = flushNsPerTick(compact)
         busFigures(renderer, compact, into: &r)

@@ -7,12 +7,14 @@ import Glibc
 let usage = """
 usage: islet-bench [--json PATH] [--quick] [--skip-daemon] [--bin-dir DIR]
        islet-bench export --frames PATH --json PATH
+       islet-bench loop render|flush --passes N
   --json PATH      where to write the figures (default: bench.json)
   --quick          fewer samples (a smoke run, not for the record)
   --skip-daemon    measure only the library, not the isletd process
   --bin-dir DIR    where isletd and isletctl are (default: next to islet-bench)
   export           render the 10-minute countdown, write its frames for bench/luma_compare.py
                    and our own frame-to-bus figures on the same frames
+  loop             the bare render or flush loop, run under callgrind for instruction counts
 """
 
 // The allocation counter (LD_PRELOAD) is for this process only: isletd and isletctl, started
@@ -23,6 +25,7 @@ var args = Array(CommandLine.arguments.dropFirst())
 var jsonPath = "bench.json"
 var framesPath: String?
 var quick = false, skipDaemon = false, export = false
+var loop: String?, passes = 1
 var binDir = Processes.binDirectory()
 while !args.isEmpty {
     let a = args.removeFirst()
@@ -40,12 +43,16 @@ while !args.isEmpty {
     case "--skip-daemon": skipDaemon = true
     case "--bin-dir": binDir = value()
     case "export": export = true
+    case "loop": loop = value()
+    case "--passes": passes = Int(value()) ?? 1
     case "-h", "--help": print(usage); exit(0)
     default:
         eprint("islet-bench: unknown argument \(a)\n\(usage)")
         exit(64)
     }
 }
+
+if let what = loop { exit(Instructions.loop(what, passes: passes)) }
 
 if export {
     guard let frames = framesPath else {
