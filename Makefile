@@ -47,5 +47,14 @@ test: build
 demo: build
 	./.build/debug/isletd --bus mock --buttons mock --preview terminal $(DEMO_ARGS)
 
+# On the Pi: `make release` as yourself, then `sudo make install` (docs/HARDWARE.md).
+# DRY_RUN=1 prints the steps; DESTDIR=dir stages the files; uninstall keeps state and an edited
+# config unless PURGE=1.
+install:
+	PREFIX=$(PREFIX) SWIFT=$(SWIFT) bash scripts/install.sh
+
+uninstall:
+	PREFIX=$(PREFIX) bash scripts/uninstall.sh
+
 clean:
 	rm -rf .build .build-log.txt
