@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon"], swiftSettings: strict),
 
         .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore"],
-                    swiftSettings: strict),
+                    exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender"],
                     swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay"], swiftSettings: strict),

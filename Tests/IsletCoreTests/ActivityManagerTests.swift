@@ -1,0 +1,170 @@
+import Testing
+import IsletCore
+
+struct StoreFailure: Error {}
+
+/// A store whose saves can be held open one by one (to probe each suspension point of `start`)
+/// and made to fail. It records every snapshot it was asked to save.
+actor HeldStore: ActivityStore {
+    private var holdCall: Int?          // the 0-based save call to hold; nil holds none
+    private var holdAll = false
+    private var calls = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    var failing = false
+    private(set) var saved: [[Activity]] = []
+
+    init(holdCall: Int? = nil, holdAll: Bool = false) {
+        self.holdCall = holdCall
+        self.holdAll = holdAll
+    }
+
+    func save(_ activities: [Activity]) async throws {
+        let n = calls
+        calls += 1
+        if holdAll || n == holdCall { await withCheckedContinuation { waiters.append($0) } }
+        if failing { throw StoreFailure() }
+        saved.append(activities)
+    }
+
+    var pending: Int { waiters.count }
+    func setFailing(_ f: Bool) { failing = f }
+
+    func releaseAll() {
+        holdAll = false
+        holdCall = nil
+        let w = waiters
+        waiters = []
+        for c in w { c.resume() }
+    }
+
+    /// Waits (cooperatively, bounded) until `n` saves are being held.
+    func waitForPending(_ n: Int) async -> Bool {
+        for _ in 0..<100_000 {
+            if waiters.count >= n { return true }
+            await Task.yield()
+        }
+        return false
+    }
+}
+
+@Test func aThousandConcurrentStartsMakeExactlyOneActivity() async throws {
+    let store = HeldStore(holdAll: true)
+    let manager = ActivityManager(store: store)
+    let attrs = ActivityAttributes(kind: .countdown(cycle: .seconds(600), cycles: 1))
+    var refused = 0, succeeded = 0
+    await withTaskGroup(of: Rejection.Code?.self) { group in
+        for _ in 0..<1000 {
+            group.addTask {
+                do throws(Rejection) { _ = try await manager.start(attrs, now: t0); return nil } catch { return error.code }
+            }
+        }
+        for await result in group {
+            if let code = result {
+                #expect(code == .startInProgress)
+                refused += 1
+                if refused == 999 { await store.releaseAll() }
+            } else {
+                succeeded += 1
+            }
+        }
+    }
+    #expect(succeeded == 1)
+    #expect(refused == 999)
+    #expect(await manager.activities.count == 1)
+    #expect(await store.saved.last?.count == 1)
+    #expect(await manager.startsInFlight.isEmpty)
+}
+
+@Test(arguments: [0, 1])
+func aStartCancelledAtEachSuspensionPointLeavesNoOrphanAndTheGateOpen(_ point: Int) async throws {
+    // With a prior activity, start suspends twice: saving the ended prior (0), saving the new one (1).
+    let store = HeldStore(holdCall: point + 1)   // call 0 is the prior activity's own start
+    let manager = ActivityManager(store: store)
+    let first = try await manager.start(ActivityAttributes(kind: .countdown(cycle: .seconds(60), cycles: 1)), now: t0)
+    let replacement = ActivityAttributes(kind: .countdown(cycle: .seconds(900), cycles: 2))
+    let task = Task { try await manager.start(replacement, now: at(5)) }
+    #expect(await store.waitForPending(1))
+    #expect(await manager.startsInFlight == ["meditation"])
+    task.cancel()
+    await store.releaseAll()
+    let outcome = await task.result
+    #expect(throws: Rejection(.cancelled, "the start of timer \"meditation\" was cancelled")) { try outcome.get() }
+    // No orphan: the replacement exists neither in memory nor in the last saved snapshot.
+    let live = await manager.activities
+    #expect(!live.contains { $0.attributes == replacement })
+    #expect(!live.contains { $0 == first })   // the prior was ended first, as the design says
+    #expect(await store.saved.last == live)
+    // The gate is open: the next start goes through.
+    let again = try await manager.start(replacement, now: at(6))
+    #expect(await manager.activities == [again])
+}
+
+@Test func aStartWhoseStoreThrowsLeavesTheGateOpen() async throws {
+    let store = HeldStore()
+    await store.setFailing(true)
+    let manager = ActivityManager(store: store)
+    await #expect(throws: Rejection.self) { try await manager.start(threeCycles, now: t0) }
+    #expect(await manager.activities.isEmpty)
+    #expect(await manager.startsInFlight.isEmpty)
+    await store.setFailing(false)
+    _ = try await manager.start(threeCycles, now: at(1))
+    #expect(await manager.activities.count == 1)
+}
+
+@Test func cancelStartCancelsTheInFlightStart() async throws {
+    let store = HeldStore(holdCall: 0)
+    let manager = ActivityManager(store: store)
+    let task = Task { try await manager.start(threeCycles, now: t0) }
+    #expect(await store.waitForPending(1))
+    #expect(await manager.cancelStart("meditation"))
+    await store.releaseAll()
+    await #expect(throws: Rejection.self) { try await task.value }
+    #expect(await manager.activities.isEmpty)
+    #expect(await manager.cancelStart("meditation") == false)
+}
+
+@Test func intentsTargetTheOnlyOrTheMostRecentActivityAndTimersAreIndependent() async throws {
+    let manager = ActivityManager(store: NoStore())
+    try await manager.start(threeCycles, now: t0)
+    try await manager.start(stopwatch, now: at(1))
+    #expect(await manager.activities.map(\.timerID) == ["meditation", "stopwatch"])
+    // No timer id: the most recently started (the stopwatch).
+    let c = try await manager.apply(.pause, now: at(11))
+    #expect(c.timerID == "stopwatch")
+    #expect(await manager.activity(for: "stopwatch")?.content.display == .paused(frozen: .seconds(10)))
+    #expect(await manager.activity(for: "meditation")?.phase == .running)
+    // Starting the same timer again replaces it: still one per timer.
+    try await manager.start(threeCycles, now: at(20))
+    #expect(await manager.activities.count == 2)
+    #expect(await manager.hasActiveActivity)
+    _ = try await manager.apply(.reset, timer: "meditation", now: at(21))
+    _ = try await manager.end(timer: "stopwatch", dismissal: .after(at(24)), now: at(21))
+    #expect(await manager.hasActiveActivity == false)
+    #expect(await manager.advance(to: at(24)).map(\.transition.effects) == [[.dismissed]])
+    #expect(await manager.activities.isEmpty)
+}
+
+@Test func showCycleCompleteAndFinalCompletionFireOnlyWhenDue() async throws {
+    let manager = ActivityManager(store: NoStore())
+    try await manager.start(ActivityAttributes(kind: .countdown(cycle: .seconds(10), cycles: 2)), now: t0)
+    await #expect(throws: Rejection.self) { try await manager.showCycleComplete(now: at(9)) }
+    let c = try await manager.showCycleComplete(now: at(10))
+    #expect(c.transition.phase == .cycleEnd)
+    _ = await manager.advance(to: at(13))
+    await #expect(throws: Rejection.self) { try await manager.showFinalCompletion(now: at(20)) }
+    let f = try await manager.showFinalCompletion(now: at(23))
+    #expect(f.transition.phase == .complete)
+    #expect(f.transition.activity?.ending?.dismissAt == at(26))   // completion stays 3 s
+}
+
+@Test func toggleFromIdleStartsTheDefaultSessionThroughTheGate() async throws {
+    let store = HeldStore(holdCall: 0)
+    let manager = ActivityManager(store: store)
+    let first = Task { try await manager.apply(.toggle(default: threeCycles), now: t0) }
+    #expect(await store.waitForPending(1))
+    await #expect {
+        try await manager.apply(.toggle(default: threeCycles), now: t0)
+    } throws: { ($0 as? Rejection)?.code == .startInProgress }
+    await store.releaseAll()
+    #expect(try await first.value.transition.phase == .running)
+}

@@ -1,0 +1,157 @@
+import Testing
+import IsletCore
+
+/// SplitMix64: small, seedable, the same sequence on every machine.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func iterations(default n: Int) -> Int {
+    guard let s = getenvString("ISLET_FUZZ_ITERATIONS"), let v = Int(s), v > 0 else { return n }
+    return v
+}
+
+/// An independent model of one countdown, written from the spec rather than from TimerMachine.
+struct CountdownModel {
+    var cycleMs: Int64, cycles: Int?, cycleEndMs: Int64
+    enum S: Equatable { case running(end: Int64), paused(left: Int64), cycleEnd(next: Int64), complete(dismiss: Int64) }
+    var s: S
+    var cycle = 1
+
+    /// Applies every scheduled event up to `now`, each at its own instant.
+    mutating func advance(to now: Int64) {
+        while true {
+            switch s {
+            case .running(let end) where end <= now:
+                if let c = cycles, cycle >= c { s = .complete(dismiss: end + 3000) }
+                else { s = .cycleEnd(next: end + cycleEndMs) }
+            case .cycleEnd(let next) where next <= now:
+                cycle += 1; s = .running(end: next + cycleMs)
+            default: return
+            }
+        }
+    }
+}
+
+@Test func randomIntentSequencesKeepEveryInvariant() async throws {
+    let runs = iterations(default: 10_000)
+    let seed = UInt64(getenvString("ISLET_FUZZ_SEED").flatMap { UInt64($0) } ?? 0x15_1E7)
+    var failures = 0
+    for run in 0..<runs where failures == 0 {
+        var rng = SeededRandom(seed: seed &+ UInt64(run))
+        let problems = await checkOneSequence(&rng)
+        if !problems.isEmpty {
+            failures += 1
+            Issue.record("sequence \(run) (ISLET_FUZZ_SEED=\(seed) run \(run)): \(problems.joined(separator: "; "))")
+        }
+    }
+}
+
+private func checkOneSequence(_ rng: inout SeededRandom) async -> [String] {
+    var problems: [String] = []
+    func check(_ ok: Bool, _ what: @autoclosure () -> String) { if !ok && problems.count < 5 { problems.append(what()) } }
+
+    let manager = ActivityManager(store: NoStore())
+    var now = t0
+    var model: CountdownModel?       // the model of the "meditation" countdown, when one exists
+    let cycleMs = Int64.random(in: 1...6, using: &rng) * 1000 + Int64.random(in: 0...1, using: &rng) * 500
+    let cycles: Int? = Bool.random(using: &rng) ? Int.random(in: 1...3, using: &rng) : nil
+    let cycleEndMs = Int64.random(in: 0...3, using: &rng) * 1000
+    let attrs = ActivityAttributes(kind: .countdown(cycle: .milliseconds(cycleMs), cycles: cycles),
+                                   cycleEndInterval: .milliseconds(cycleEndMs))
+
+    func modelMatches(_ a: Activity?) {
+        guard var m = model else { check(a == nil, "model says idle but \(String(describing: a?.phase))"); return }
+        m.advance(to: now.milliseconds)
+        switch (m.s, a?.content.display) {
+        case (.running(let end), .running(let ref)?): check(ref.milliseconds == end, "end \(ref) vs model \(end)")
+        case (.paused(let left), .paused(let frozen)?): check(frozen.wholeMilliseconds == left, "frozen \(frozen) vs model \(left)")
+        case (.cycleEnd(let next), .cycleEnd(let at)?): check(at.milliseconds == next, "next cycle \(at) vs model \(next)")
+        case (.complete(let dismiss), .complete?): check(a?.ending?.dismissAt.milliseconds == dismiss, "dismissal")
+        case (.complete(let dismiss), nil): check(dismiss <= now.milliseconds, "dismissed early")
+        default: check(false, "phase \(String(describing: a?.phase)) vs model \(m.s)")
+        }
+        if a != nil { check(a?.content.cycle == m.cycle, "cycle \(String(describing: a?.content.cycle)) vs model \(m.cycle)") }
+    }
+
+    for _ in 0..<12 {
+        let roll = Int.random(in: 0..<100, using: &rng)
+        if roll < 45 {
+            // Let time pass, waking at every deadline as the daemon would.
+            let target = now + .milliseconds(Int64.random(in: 1...9000, using: &rng))
+            while let d = await manager.nextDeadline(after: now), d.at <= target {
+                check(d.at > now, "deadline \(d.at) not after now \(now)")
+                let before = await manager.activity(for: "meditation")
+                let shownBefore = before.map { ShownTime.seconds(of: $0, at: d.at - .milliseconds(1)) }
+                let shownNow = before.map { ShownTime.seconds(of: $0, at: now) }
+                check(shownBefore == shownNow, "the shown second changed before its deadline")
+                now = d.at
+                _ = await manager.advance(to: now)
+                let after = await manager.activity(for: "meditation")
+                if d.reason == .shownSecondChanges, let b = before, let a = after, b.phase == .running, a.phase == .running {
+                    let s0 = ShownTime.seconds(of: b, at: now - .milliseconds(1)), s1 = ShownTime.seconds(of: a, at: now)
+                    check(s1 == s0 - 1, "a running countdown's shown second went \(s0) -> \(s1) at a tick")
+                }
+                if let a = after {
+                    check(ShownTime.exact(of: a, at: now) >= .zero, "negative time")
+                    if case .paused = a.content.display, let b = before, case .paused = b.content.display {
+                        check(a.content.display == b.content.display, "paused time moved")
+                    }
+                }
+                modelMatches(after)
+            }
+            now = target
+            _ = await manager.advance(to: now)
+            modelMatches(await manager.activity(for: "meditation"))
+        } else {
+            let choice = Int.random(in: 0..<7, using: &rng)
+            let intent: Intent
+            switch choice {
+            case 0: intent = .start(attrs)
+            case 1: intent = .pause
+            case 2: intent = .resume
+            case 3: intent = .toggle(default: attrs)
+            case 4: intent = .reset
+            case 5: intent = .end(.after(now + .milliseconds(Int64.random(in: 0...5000, using: &rng))))
+            default: intent = .expand
+            }
+            model?.advance(to: now.milliseconds)
+            let result = try? await manager.apply(intent, timer: "meditation", now: now)
+            // Update the model from the spec, only where the machine accepted the intent.
+            if result != nil {
+                switch (intent, model?.s) {
+                case (.start, _), (.toggle, nil), (.toggle, .complete?):
+                    model = CountdownModel(cycleMs: cycleMs, cycles: cycles, cycleEndMs: cycleEndMs, s: .running(end: now.milliseconds + cycleMs))
+                case (.pause, .running(let end)?), (.toggle, .running(let end)?):
+                    model?.s = .paused(left: end - now.milliseconds)
+                case (.pause, .cycleEnd?), (.toggle, .cycleEnd?):
+                    model?.cycle += 1; model?.s = .paused(left: cycleMs)
+                case (.resume, .paused(let left)?), (.toggle, .paused(let left)?):
+                    model?.s = .running(end: now.milliseconds + left)
+                case (.reset, _): model = nil
+                case (.end(let p), _):
+                    let endedAt: Int64
+                    if case .complete = model?.s, let e = await manager.activity(for: "meditation")?.ending { endedAt = e.endedAt.milliseconds }
+                    else { endedAt = now.milliseconds }
+                    let d = p.dismissalInstant(endedAt: Instant(milliseconds: endedAt)).milliseconds
+                    model?.s = .complete(dismiss: d)
+                    if d <= now.milliseconds { model = nil }
+                default: break
+                }
+            }
+            let list = await manager.activities
+            check(Set(list.map(\.timerID)).count == list.count, "two activities for one timer")
+            modelMatches(await manager.activity(for: "meditation"))
+        }
+        if case .complete(let d)? = model?.s, d <= now.milliseconds { model = nil }
+    }
+    return problems
+}
