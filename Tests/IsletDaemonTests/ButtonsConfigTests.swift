@@ -1,6 +1,9 @@
 import Testing
 import IsletDaemon
 import IsletLinux
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct ButtonsConfigTests {
     private func config(_ lines: [(String, String)], chime: [(String, String)] = []) throws(ConfigValueError) -> ButtonConfig {
@@ -160,4 +163,54 @@ import IsletLinux
         #expect(cmds.map(\.timerID) == ["kitchen"])
         #expect(cmds.map(\.action) == [.pause])
     }
+}
+
+/// Hardware/buttons-and-chime.conf claims to list every key at its default: parse it with the
+/// real `set(section:key:value:)` and compare with an untouched config.
+@Suite struct ButtonsConfigFileTests {
+    @Test func theShippedSnippetParsesToTheDefaults() throws {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        let path = parts.joined(separator: "/") + "/Hardware/buttons-and-chime.conf"
+        guard let text = readWholeFile(path) else { Issue.record("cannot read \(path)"); return }
+        var config = ButtonConfig()
+        var section = ""
+        var keys = 0
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: " \t")
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("[") { section = String(line.dropFirst().dropLast()); continue }
+            guard let eq = line.firstIndex(of: "=") else { Issue.record("line \(n + 1): no '='"); continue }
+            do {
+                try config.set(section: section, key: String(line[..<eq]), value: String(line[line.index(after: eq)...]))
+                keys += 1
+            } catch {
+                Issue.record("\(path):\(n + 1): \(error)")
+            }
+        }
+        try config.validate()
+        #expect(config == ButtonConfig())
+        // Every key of both sections: 6 plain + 3 button.NAME + 4 on.NAME.GESTURE, and 5 in [chime].
+        #expect(keys == 18)
+    }
+}
+
+private extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        guard let s = firstIndex(where: { !set.contains($0) }), let e = lastIndex(where: { !set.contains($0) }) else { return "" }
+        return String(self[s...e])
+    }
+}
+
+private func readWholeFile(_ path: String) -> String? {
+    guard let f = fopen(path, "r") else { return nil }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = fread(&buf, 1, buf.count, f)
+        if n == 0 { break }
+        bytes += buf[..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }
