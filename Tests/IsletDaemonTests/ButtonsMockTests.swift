@@ -128,3 +128,45 @@ private final class FakeClock: Sendable {
         #expect(reset.effects == [.ended(.immediate), .dismissed])
     }
 }
+
+@Suite struct ButtonsTargetTests {
+    private let session = ActivityAttributes(timerID: "meditation", kind: .countdown(cycle: .seconds(60), cycles: 1))
+    private func activity(_ id: String, startedAt ms: Int64) -> Activity {
+        Activity(attributes: ActivityAttributes(timerID: id, kind: .stopwatch),
+                 content: ContentState(display: .running(reference: Instant(milliseconds: ms))),
+                 startedAt: Instant(milliseconds: ms))
+    }
+    private func command(_ action: ButtonAction, _ timer: String? = nil) -> ButtonCommand {
+        ButtonCommand(action: action, timerID: timer, event: GestureEvent(button: "toggle", gesture: .press, timestampNanoseconds: 0))
+    }
+
+    @Test func theMostRecentlyStartedActivityIsTheTarget() {
+        let list = [activity("tea", startedAt: 5_000), activity("yoga", startedAt: 9_000), activity("bread", startedAt: 1_000)]
+        #expect(command(.pause).target(activities: list, defaultSession: session) == "yoga")
+    }
+
+    @Test func aTimerIDInTheMapWins() {
+        let list = [activity("tea", startedAt: 5_000)]
+        #expect(command(.pause, "kitchen").target(activities: list, defaultSession: session) == "kitchen")
+    }
+
+    @Test func withNoActivityOnlyAToggleHasATarget() {
+        #expect(command(.toggle).target(activities: [], defaultSession: session) == "meditation")
+        #expect(command(.reset).target(activities: [], defaultSession: session) == nil)
+    }
+
+    @Test func keyboardLettersPressAndCapitalsHold() {
+        let buttons = ["toggle", "reset", "expand"]
+        #expect(MockButtons.keyPress(for: "t", buttons: buttons)?.button == "toggle")
+        #expect((MockButtons.keyPress(for: "t", buttons: buttons)?.holdMilliseconds ?? 0) < 800)
+        #expect(MockButtons.keyPress(for: "R", buttons: buttons)?.button == "reset")
+        #expect((MockButtons.keyPress(for: "R", buttons: buttons)?.holdMilliseconds ?? 0) >= 800)
+        #expect(MockButtons.keyPress(for: "x", buttons: buttons) == nil)
+        // A hold from the keyboard must be a long press for the recognizer.
+        var r = GestureRecognizer()
+        let hold = MockButtons.keyPress(for: "E", buttons: buttons)?.holdMilliseconds ?? 0
+        let events = r.feed([ButtonEdge(button: "expand", pressed: true, timestampNanoseconds: 0),
+                             ButtonEdge(button: "expand", pressed: false, timestampNanoseconds: hold * 1_000_000)])
+        #expect(events.map(\.gesture) == [.press, .longPress, .release])
+    }
+}

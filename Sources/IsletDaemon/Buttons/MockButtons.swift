@@ -50,6 +50,18 @@ public final class MockButtons: ButtonSource {
         }
     }
 
+    /// The demo's keyboard: a button's first letter presses it briefly, the capital letter holds it
+    /// past the long-press time. Returns nil for a key no button starts with (the first button
+    /// in `buttons` wins when two share a letter).
+    public static func keyPress(for key: Character, buttons: [String],
+                                longPressMilliseconds: UInt64 = GestureRecognizer.Settings.defaultLongPressMilliseconds)
+        -> (button: String, holdMilliseconds: UInt64)? {
+        let lower = Character(key.lowercased())
+        guard let button = buttons.first(where: { $0.first == lower }) else { return nil }
+        let long = key != lower
+        return (button, long ? longPressMilliseconds + 200 : 80)
+    }
+
     /// Queues scripted edges (bounce included); each is delivered once its timestamp is due.
     public func enqueue(_ edges: [ButtonEdge]) throws(GPIOError) {
         let next = pending.withLock { p -> UInt64? in
