@@ -170,3 +170,41 @@ private final class FakeClock: Sendable {
         #expect(events.map(\.gesture) == [.press, .longPress, .release])
     }
 }
+
+/// The daemon's loop in small, with real descriptors and the real clock: poll the source's
+/// descriptor, wake at the interpreter's deadline, collect commands.
+@Suite struct ButtonsPollLoopTests {
+    private func run(_ mock: MockButtons, _ interpreter: inout ButtonInterpreter, until done: ([ButtonCommand]) -> Bool) throws -> [ButtonCommand] {
+        var commands: [ButtonCommand] = []
+        let giveUp = monotonicNanoseconds() + 3_000_000_000
+        while !done(commands), monotonicNanoseconds() < giveUp {
+            let now = monotonicNanoseconds()
+            let wait = interpreter.nextDeadline.map { $0 > now ? Int32(min(($0 - now) / 1_000_000 + 1, 1_000)) : 0 } ?? 1_000
+            var p = pollfd(fd: mock.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, wait) == 1 { commands += interpreter.handle(try mock.readEdges()) }
+            commands += interpreter.advance(to: monotonicNanoseconds())
+        }
+        return commands
+    }
+
+    @Test func aShortTogglePressTogglesAtItsRelease() throws {
+        let mock = try MockButtons(buttons: ButtonConfig().buttons)
+        var interpreter = ButtonInterpreter()
+        try mock.press(button: "toggle", holdMilliseconds: 60)
+        let commands = try run(mock, &interpreter) { !$0.isEmpty }
+        #expect(commands.map(\.action) == [.toggle])
+        #expect(!interpreter.recognizer.isHeld("toggle"))
+    }
+
+    @Test func aHeldResetFiresWhileStillHeld() throws {
+        let mock = try MockButtons(buttons: ButtonConfig().buttons)
+        // A short long-press time keeps the test quick; the release is far later.
+        var interpreter = ButtonInterpreter(longPressMilliseconds: 150)
+        try mock.press(button: "reset", holdMilliseconds: 2_000)
+        let commands = try run(mock, &interpreter) { !$0.isEmpty }
+        #expect(commands.map(\.action) == [.reset])
+        // It fired on the deadline, with the release still queued.
+        #expect(mock.pendingCount == 1)
+        #expect(interpreter.recognizer.isHeld("reset"))
+    }
+}
