@@ -56,5 +56,10 @@ install:
 uninstall:
 	PREFIX=$(PREFIX) bash scripts/uninstall.sh
 
+# Contact sheets of every presentation, state, panel size and language (docs/gallery/*.png).
+gallery: deps
+	$(SWIFT) build --product islet-gallery $(BUILD_FLAGS)
+	mkdir -p docs/gallery && "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/islet-gallery" docs/gallery
+
 clean:
 	rm -rf .build .build-log.txt
