@@ -104,10 +104,11 @@ public struct PanelModel: Sendable, Hashable, CustomStringConvertible {
         return m
     }
 
-    /// True when the window fits the controller's RAM in both hardware orientations.
+    /// True when the window fits the controller's RAM in both hardware orientations. On the SH1107
+    /// RAM columns are COM lines: a shifted module is described by `displayOffset`, not a column offset.
     public var isConsistent: Bool {
         width > 0 && height > 0 && columnOffset >= 0 && columnOffset + width <= controller.ramColumns
-            && pageCount <= controller.ramPages
+            && pageCount <= controller.ramPages && (!controller.comAlongColumns || columnOffset == 0)
     }
 
     /// Every supported module, one row each.

@@ -108,6 +108,9 @@ public enum ReplayCommand {
         }
         if let offset { model = model.withColumnOffset(offset) }
         guard model.isConsistent else {
+            if model.controller.comAlongColumns {
+                return .bad("the \(kind) has no column offset (its RAM columns are COM lines): leave --col-offset out")
+            }
             return .bad("column offset \(model.columnOffset) puts a \(model.width)-wide panel past the \(model.controller.ramColumns) RAM columns")
         }
         return .ok(Options(file: file, model: model, output: output))

@@ -115,6 +115,9 @@ func writeFile(_ path: String, _ text: String) {
         #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "ssd1306", "--size", "100x10", "-o", "o.pbm"]) == 64)
         #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "ssd1306", "--size", "128x32"]) == 64)
         #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "sh1106", "--size", "128x64", "--col-offset", "9", "-o", "o.pbm"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "sh1107", "--size", "64x128", "--col-offset", "2", "-o", "o.pbm"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "y.txt", "--controller", "ssd1306", "--size", "128x32", "-o", "o.pbm"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "ssd1306", "--size", "128x32", "--fast", "-o", "o.pbm"]) == 64)
     }
 
     @Test func malformedCaptureExits65AndMissingFile66() {
