@@ -1,6 +1,7 @@
-// The libgpiod 1.6 backend of the GPIO shim (Debian 12, Raspberry Pi OS Bookworm).
-// GPIOD_LINE_BULK_MAX_LINES exists only in 1.6's header, so this file compiles to nothing
-// but the version probe under 2.x, where a sibling file would provide the same functions.
+// The GPIO shim: the parts every libgpiod version shares (the epoll watch, the wake timer, the
+// monotonic clock) and the libgpiod 1.6 backend (Debian 12, Raspberry Pi OS Bookworm).
+// GPIOD_LINE_BULK_MAX_LINES exists only in 1.6's header; under 2.x (Debian 13) the backend in
+// islet_gpio_v2.c provides the same functions instead.
 #include "islet_gpio.h"
 #include <gpiod.h>
 #include <errno.h>
@@ -221,48 +222,5 @@ void islet_gpio_line_release(islet_gpio_line *line) {
     gpiod_chip_close(line->chip);
     free(line);
 }
-
-#else
-
-// libgpiod 2.x: the backend is not written yet. These stubs keep the build linking and make
-// every request fail with ENOTSUP, which the Swift side reports as "built against libgpiod 2.x".
-#include <errno.h>
-
-int islet_gpio_backend_major(void) { return 2; }
-islet_gpio_chip *islet_gpio_chip_open(const char *path, int *error_out) {
-    (void)path; if (error_out) *error_out = ENOTSUP; return NULL;
-}
-void islet_gpio_chip_close(islet_gpio_chip *chip) { (void)chip; }
-void islet_gpio_chip_describe(islet_gpio_chip *chip, char *name, size_t name_size,
-                              char *label, size_t label_size) {
-    (void)chip;
-    if (name && name_size) name[0] = '\0';
-    if (label && label_size) label[0] = '\0';
-}
-unsigned int islet_gpio_chip_line_count(islet_gpio_chip *chip) { (void)chip; return 0; }
-int islet_gpio_chip_line_info(islet_gpio_chip *chip, unsigned int offset, char *name, size_t name_size,
-                              char *consumer, size_t consumer_size, int *used) {
-    (void)chip; (void)offset; (void)name; (void)name_size; (void)consumer; (void)consumer_size; (void)used;
-    return -ENOTSUP;
-}
-islet_gpio_line *islet_gpio_request_edges(const char *path, unsigned int offset, const char *consumer,
-                                          int bias, int active_low, int *error_out) {
-    (void)path; (void)offset; (void)consumer; (void)bias; (void)active_low;
-    if (error_out) *error_out = ENOTSUP;
-    return NULL;
-}
-islet_gpio_line *islet_gpio_request_output(const char *path, unsigned int offset, const char *consumer,
-                                           int active_low, int initial, int *error_out) {
-    (void)path; (void)offset; (void)consumer; (void)active_low; (void)initial;
-    if (error_out) *error_out = ENOTSUP;
-    return NULL;
-}
-int islet_gpio_line_fd(islet_gpio_line *line) { (void)line; return -1; }
-int islet_gpio_line_read_edges(islet_gpio_line *line, int *rising, uint64_t *timestamp_ns, int capacity) {
-    (void)line; (void)rising; (void)timestamp_ns; (void)capacity; return -ENOTSUP;
-}
-int islet_gpio_line_get(islet_gpio_line *line) { (void)line; return -ENOTSUP; }
-int islet_gpio_line_set(islet_gpio_line *line, int value) { (void)line; (void)value; return -ENOTSUP; }
-void islet_gpio_line_release(islet_gpio_line *line) { (void)line; }
 
 #endif

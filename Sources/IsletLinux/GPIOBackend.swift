@@ -63,15 +63,11 @@ extension GPIOBackend {
         case EBUSY:
             let consumer = chip.flatMap { c in offset.flatMap { Int($0) < c.lines.count ? c.lines[Int($0)].consumer : nil } }
             return .lineBusy(line: line ?? "?", chip: chip?.name ?? path, consumer: consumer ?? "")
-        case ENOTSUP where gpioBackendMajor != 1:
-            return .unsupportedBackend
         default:
             return .system(operation: line.map { "requesting line \($0) on" } ?? "opening", path: path, errno: error)
         }
     }
 }
-
-let gpioBackendMajor = Int(islet_gpio_backend_major())
 
 /// The real backend: libgpiod through the CGPIOD shim, chips found in /dev.
 public struct LibgpiodBackend: GPIOBackend {

@@ -30,8 +30,6 @@ public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
     case permissionDenied(path: String, group: String)
     /// EBUSY: another program holds the line.
     case lineBusy(line: String, chip: String, consumer: String)
-    /// The shim was built against libgpiod 2.x, whose backend is not written yet.
-    case unsupportedBackend
     /// Any other failed call, with the device and the errno text.
     case system(operation: String, path: String, errno: GPIOErrno)
 
@@ -64,9 +62,6 @@ public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
         case .lineBusy(let line, let chip, let consumer):
             return "GPIO line \(line) on \(chip) is in use by \"\(consumer.isEmpty ? "another program" : consumer)\"; "
                 + "stop that program (see `gpioinfo`) or choose another line"
-        case .unsupportedBackend:
-            return "Islet was built against libgpiod 2.x, whose backend is not written yet; build on Debian 12 / "
-                + "Raspberry Pi OS Bookworm (libgpiod 1.6) or use the mock buttons (--buttons mock)"
         case .system(let op, let path, let e):
             return "\(op) \(path): \(e.text) (errno \(e.code))"
         }
