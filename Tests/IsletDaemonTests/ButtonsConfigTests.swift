@@ -28,19 +28,19 @@ import Glibc
         #expect(c.buttons == ["toggle", "reset", "expand"])
         #expect(c.lines.map(\.line) == ["GPIO17", "GPIO27", "GPIO22"])
         #expect(c.debounceMilliseconds == 30 && c.longPressMilliseconds == 800)
-        #expect(c.bias == .pullUp && c.activeLow && c.source == .gpio)
+        #expect(c.bias == .pullUp && c.activeLow)
         #expect(!c.chime.isEnabled)
     }
 
     @Test func goodLinesChangeWhatTheySay() throws {
         let c = try config([
-            ("source", "mock"), ("chip", "pinctrl-rp1"), ("bias", "pull-down"), ("active_low", "false"),
+            ("chip", "pinctrl-rp1"), ("bias", "pull-down"), ("active_low", "false"),
             ("debounce_ms", "15"), ("long_press_ms", "1200"),
             ("button.pause", "GPIO5"), ("button.expand", "none"), ("button.reset", "6"),
             ("on.pause.press", "pause@kitchen"), ("on.toggle.long_press", "none"),
             ("on.toggle.release", "resume"),
         ])
-        #expect(c.source == .mock && c.chip == "pinctrl-rp1" && c.bias == .pullDown && !c.activeLow)
+        #expect(c.chip == "pinctrl-rp1" && c.bias == .pullDown && !c.activeLow)
         #expect(c.debounceMilliseconds == 15 && c.longPressMilliseconds == 1200)
         #expect(c.buttons == ["toggle", "reset", "pause"])
         #expect(c.map["pause", .press] == ButtonBinding(button: "pause", gesture: .press, action: .pause, timerID: "kitchen"))
@@ -59,7 +59,7 @@ import Glibc
     }
 
     @Test(arguments: [
-        ("source", "usb", "gpio"),
+        ("source", "gpio", "chip"),
         ("bias", "pullup", "pull-up"),
         ("active_low", "maybe", "true"),
         ("debounce_ms", "-1", "0…1000"),
@@ -190,8 +190,8 @@ import Glibc
         }
         try config.validate()
         #expect(config == ButtonConfig())
-        // Every key of both sections: 6 plain + 3 button.NAME + 4 on.NAME.GESTURE, and 5 in [chime].
-        #expect(keys == 18)
+        // Every key of both sections: 5 plain + 3 button.NAME + 4 on.NAME.GESTURE, and 5 in [chime].
+        #expect(keys == 17)
     }
 }
 

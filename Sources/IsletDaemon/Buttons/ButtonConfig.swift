@@ -24,8 +24,9 @@ public struct ConfigValueError: Error, Hashable, Sendable, CustomStringConvertib
 /// `key = value` of those sections to `set(section:key:value:)` (or `set(key:value:)` /
 /// `setChime(key:value:)`), then calls `validate()` once the file is read.
 ///
+/// Whether buttons are read at all (gpio, mock, none) is the daemon's `[daemon] buttons` option.
+///
 /// [buttons] keys (defaults in brackets):
-///   source = gpio | mock | none              [gpio] where edges come from
 ///   chip = path, name, label or number       [""]   search every chip by line name
 ///   bias = pull-up | pull-down | disabled | as-is   [pull-up]
 ///   active_low = true | false                [true] a button between GPIO and GND reads low
@@ -42,9 +43,6 @@ public struct ConfigValueError: Error, Hashable, Sendable, CustomStringConvertib
 ///   cycle_end = ON,OFF,ON… ms | none         [200]
 ///   completion = ON,OFF,ON… ms | none        [200,100,200,100,400]
 public struct ButtonConfig: Hashable, Sendable {
-    public enum Source: String, Hashable, Sendable, CaseIterable { case gpio, mock, none }
-
-    public var source: Source = .gpio
     public var chip: String?
     public var bias: GPIOBias = .pullUp
     public var activeLow = true
@@ -91,7 +89,7 @@ public struct ButtonConfig: Hashable, Sendable {
         try chime.set(key: key, value: value)
     }
 
-    static let keys = ["source", "chip", "bias", "active_low", "debounce_ms", "long_press_ms",
+    static let keys = ["chip", "bias", "active_low", "debounce_ms", "long_press_ms",
                        "button.NAME", "on.NAME.GESTURE"]
 
     /// One `[buttons]` key.
@@ -101,9 +99,6 @@ public struct ButtonConfig: Hashable, Sendable {
             ConfigValueError(key: key, value: value, problem: problem, accepted: accepted)
         }
         switch key {
-        case "source":
-            guard let s = Source(rawValue: value) else { throw bad("unknown source", Source.allCases.map(\.rawValue)) }
-            source = s
         case "chip":
             chip = value.isEmpty ? nil : value
         case "bias":
