@@ -68,6 +68,15 @@ bench-compare: release
 	  python3 bench/luma_compare.py --ours $(BENCH_DIR)/islet-side.json --out bench-compare.json --no-luma "$$why"; \
 	fi
 
+# On the Pi: `make release` as yourself, then `sudo make install` (docs/HARDWARE.md).
+# DRY_RUN=1 prints the steps; DESTDIR=dir stages the files; uninstall keeps state and an edited
+# config unless PURGE=1.
+install:
+	PREFIX=$(PREFIX) SWIFT=$(SWIFT) bash scripts/install.sh
+
+uninstall:
+	PREFIX=$(PREFIX) bash scripts/uninstall.sh
+
 # Contact sheets of every presentation, state, panel size and language (docs/gallery/*.png).
 gallery: deps
 	$(SWIFT) build --product islet-gallery $(BUILD_FLAGS)
