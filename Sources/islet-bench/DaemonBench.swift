@@ -14,6 +14,8 @@ struct DaemonBench {
     var latenessS = 31
     var presses = 40
     var pressButton = "toggle"
+    /// The pill: the same panel as the in-process figures.
+    var size = "128x32"
 
     private var isletd: String { binDir + "/isletd" }
     private var isletctl: String { binDir + "/isletctl" }
@@ -21,48 +23,52 @@ struct DaemonBench {
     static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .rssKibPeak, .startToFirstFrameMs,
                               .buttonToBusUsP50, .buttonToBusUsP99, .tickLatenessMsP99]
 
-    func run(into r: inout Results) {
-        func missAll(_ why: String) { for k in Self.keys { r[k] = .missing(why) } }
-        guard access(isletd, X_OK) == 0, access(isletctl, X_OK) == 0 else {
-            return missAll("needs isletd and isletctl built in \(binDir)")
-        }
-        var template = Array("/tmp/islet-bench-XXXXXX".utf8CString)
-        guard let dirp = template.withUnsafeMutableBufferPointer({ b in b.baseAddress.flatMap { mkdtemp($0) } }) else {
-            return missAll("cannot create a scratch directory in /tmp: \(String(cString: strerror(errno)))")
-        }
-        let dir = String(cString: dirp)
-        let capturePath = dir + "/capture.txt", sock = dir + "/islet.sock", state = dir + "/state", log = dir + "/isletd.log"
-        mkdir(state, 0o700)
-        defer { _ = Processes.run("/bin/rm", ["-rf", dir], scratch: "/tmp") }
+    /// One started isletd with its own capture file.
+    final class Daemon {
+        let pid: pid_t
+        let log: String
+        let reader: CaptureReader
+        let spawnedAt: Int64
+        private var stopped = false
 
-        guard let watch = OpenWatch(directory: dir, file: "capture.txt") else {
-            return missAll("inotify is unavailable: \(String(cString: strerror(errno)))")
+        init(pid: pid_t, log: String, reader: CaptureReader, spawnedAt: Int64) {
+            self.pid = pid
+            self.log = log
+            self.reader = reader
+            self.spawnedAt = spawnedAt
         }
-        defer { watch.close() }
-        let wallMinusMono = Clocks.wallNs() - Clocks.monotonicNs()
-        let t0 = Clocks.monotonicNs()
-        let spawned = Processes.spawn(isletd, ["--bus", "mock", "--buttons", "mock", "--preview", "none",
-                                               "--capture", capturePath, "--socket", sock, "--state-dir", state], log: log)
-        guard case .success(let pid) = spawned else {
-            if case .failure(let e) = spawned { missAll(e.text) }
-            return
-        }
-        var stopped = false
-        func stop() {
+
+        func stop(signal: Int32 = SIGTERM) {
             guard !stopped else { return }
             stopped = true
-            kill(pid, SIGTERM)
+            kill(pid, signal)
             let until = Clocks.monotonicNs() + 3_000_000_000
             while Processes.alive(pid) && Clocks.monotonicNs() < until { Clocks.sleep(ms: 20) }
             if Processes.alive(pid) { kill(pid, SIGKILL); _ = Processes.wait(pid) }
         }
-        defer { stop() }
-        func died() -> String {
+
+        var deathNote: String {
             let first = (Processes.readFile(log) ?? "").split(separator: "\n").first.map(String.init) ?? "no output"
             return "isletd on the mock bus did not run (\(first))"
         }
+    }
 
-        // 1. Start-up: serving the socket, the capture's origin, then the first frame.
+    /// Starts isletd on the mock bus and waits until it serves its socket (10 s at most). The
+    /// capture's origin is taken from inotify unless the capture states it.
+    private func launch(dir: String, capture: String, sock: String, state: String) -> Result<Daemon, SpawnError> {
+        guard let watch = OpenWatch(directory: dir, file: capture) else {
+            return .failure(SpawnError(text: "inotify is unavailable: \(String(cString: strerror(errno)))"))
+        }
+        defer { watch.close() }
+        let log = dir + "/isletd.log"
+        let t0 = Clocks.monotonicNs()
+        let spawned = Processes.spawn(isletd, ["--bus", "mock", "--buttons", "mock", "--preview", "none", "--size", size,
+                                               "--capture", dir + "/" + capture, "--socket", sock, "--state-dir", state],
+                                      log: log)
+        guard case .success(let pid) = spawned else {
+            if case .failure(let e) = spawned { return .failure(e) }
+            return .failure(SpawnError(text: "cannot start isletd"))
+        }
         var openedAt: Int64?
         var serving = false
         var upBy = t0 + 10_000_000_000
@@ -74,14 +80,67 @@ struct DaemonBench {
                 if serving { upBy = min(upBy, Clocks.monotonicNs() + 1_000_000_000) }
             }
             if !serving && openedAt != nil { Clocks.sleep(ms: 2) }
-            if !Processes.alive(pid) { return missAll(died()) }
+            if !Processes.alive(pid) { break }
         }
-        guard serving else { return missAll("isletd did not serve \(sock) within 10 s") }
+        let d = Daemon(pid: pid, log: log, reader: CaptureReader(path: dir + "/" + capture, openedAt: openedAt), spawnedAt: t0)
+        guard serving else {
+            let why = Processes.alive(pid) ? "isletd did not serve \(sock) within 10 s" : d.deathNote
+            d.stop()
+            return .failure(SpawnError(text: why))
+        }
+        return .success(d)
+    }
+
+    func run(into r: inout Results) {
+        func missAll(_ why: String) { for k in Self.keys { r[k] = .missing(why) } }
+        guard access(isletd, X_OK) == 0, access(isletctl, X_OK) == 0 else {
+            return missAll("needs isletd and isletctl built in \(binDir)")
+        }
+        var template = Array("/tmp/islet-bench-XXXXXX".utf8CString)
+        guard let dirp = template.withUnsafeMutableBufferPointer({ b in b.baseAddress.flatMap { mkdtemp($0) } }) else {
+            return missAll("cannot create a scratch directory in /tmp: \(String(cString: strerror(errno)))")
+        }
+        let dir = String(cString: dirp)
+        let sock = dir + "/islet.sock", state = dir + "/state"
+        mkdir(state, 0o700)
+        defer { _ = Processes.run("/bin/rm", ["-rf", dir], scratch: "/tmp") }
+        let wallMinusMono = Clocks.wallNs() - Clocks.monotonicNs()
+        func ctl(_ args: String...) -> (status: Int32, output: String)? {
+            Processes.run(isletctl, ["--socket", sock] + args, scratch: dir)
+        }
+
+        // 1. A cold start with nothing to show: the panel is initialised and stays dark. Then a
+        // countdown starts and the daemon is killed (-9), as a crash or a power cut would.
+        let cold: Daemon
+        switch launch(dir: dir, capture: "cold.txt", sock: sock, state: state) {
+        case .success(let d): cold = d
+        case .failure(let e): return missAll(e.text)
+        }
+        var coldFirst: Transaction?
+        if cold.reader.hasOrigin, waitUntil(ms: 2_000, { coldFirst = cold.reader.read().first; return coldFirst != nil }),
+           let first = coldFirst {
+            r.note("cold_start_to_init_ms", Report.number(Double(cold.reader.origin + first.ns - cold.spawnedAt) / 1e6))
+        }
+        let seconds = latenessS + 2 * windowS + 60
+        guard let started = ctl("start", "--seconds", String(seconds)), started.status == 0 else {
+            cold.stop()
+            return missAll("isletctl start failed on the mock bus")
+        }
+        Clocks.sleep(ms: 300)
+        cold.stop(signal: SIGKILL)
+        unlink(sock)
+
+        // 2. The restart: from process start to the running countdown's frame on the bus.
+        let d: Daemon
+        switch launch(dir: dir, capture: "capture.txt", sock: sock, state: state) {
+        case .success(let x): d = x
+        case .failure(let e): return missAll(e.text)
+        }
+        defer { d.stop() }
         let noCapture = "isletd wrote no capture file on the mock bus (--capture)"
-        let reader = CaptureReader(path: capturePath, openedAt: openedAt ?? 0)
-        func capture() -> [Transaction] { openedAt == nil ? [] : reader.read() }
-        var origin: Int64 { reader.origin }
-        if openedAt == nil {
+        func capture() -> [Transaction] { d.reader.read() }
+        var origin: Int64 { d.reader.origin }
+        if !d.reader.hasOrigin {
             r[.startToFirstFrameMs] = .missing(noCapture)
         } else {
             var firstFrame: Burst?
@@ -90,47 +149,41 @@ struct DaemonBench {
                 return firstFrame != nil
             }
             if let f = firstFrame {
-                r[.startToFirstFrameMs] = .value(Double(origin + f.endNs - t0) / 1e6)
+                r[.startToFirstFrameMs] = .value(Double(origin + f.endNs - d.spawnedAt) / 1e6)
             } else {
-                r[.startToFirstFrameMs] = .missing("isletd sent no frame on the mock bus within 5 s of serving its socket")
+                r[.startToFirstFrameMs] = .missing("the restarted isletd sent no frame of its running countdown within 5 s")
             }
-            r.note("daemon_capture_origin", reader.originMethod)
+            r.note("daemon_capture_origin", d.reader.originMethod)
         }
 
-        // 2. A running countdown: wake-ups over a window, then tick lateness over 30 s or more.
-        let seconds = latenessS + windowS + 30
-        guard let started = Processes.run(isletctl, ["--socket", sock, "start", "--seconds", String(seconds)], scratch: dir),
-              started.status == 0 else {
-            for k in Self.keys where k != .startToFirstFrameMs { r[k] = .missing("isletctl start failed on the mock bus") }
-            return
-        }
-        let startedAt = Clocks.monotonicNs()
-        let status = Processes.run(isletctl, ["--socket", sock, "status", "--json"], scratch: dir)?.output ?? ""
+        // 3. Running: wake-ups over a window, and tick lateness over 30 s or more.
+        let resumedAt = Clocks.monotonicNs()
+        let status = ctl("status", "--json")?.output ?? ""
         let reference = Self.referenceInstant(status)
-        if getenv("ISLET_BENCH_DEBUG") != nil { eprint("islet-bench: start said \(started.output.prefix(200)); status \(status.prefix(300))") }
+        if getenv("ISLET_BENCH_DEBUG") != nil { eprint("islet-bench: status \(status.prefix(400))") }
         Clocks.sleep(ms: 1500)
-        r[.wakeupsPerSRunning] = wakeups(pid, seconds: windowS)
-        let latenessUntil = startedAt + Int64(latenessS) * 1_000_000_000 + 1_500_000_000
+        r[.wakeupsPerSRunning] = wakeups(d.pid, seconds: windowS)
+        let latenessUntil = resumedAt + Int64(latenessS) * 1_000_000_000 + 1_500_000_000
         while Clocks.monotonicNs() < latenessUntil { Clocks.sleep(ms: 100) }
         let runningEnd = Clocks.monotonicNs()
-        if openedAt == nil {
+        if !d.reader.hasOrigin {
             r[.tickLatenessMsP99] = .missing(noCapture)
         } else if let ref = reference {
             let refMono = ref.milliseconds * 1_000_000 - wallMinusMono
             let ticks = Capture.bursts(capture()).filter {
                 let t = origin + $0.startNs
-                return t > startedAt + 1_500_000_000 && t < runningEnd
+                return t > resumedAt + 1_500_000_000 && t < runningEnd
             }
             // Signed distance to the nearest boundary ref − k s, in ms: a tick that lands early
             // (before its boundary) counts negative, never as 999 ms late.
             let lateness = ticks.map { b -> Double in
-                var d = (origin + b.startNs - refMono) % 1_000_000_000
-                if d < 0 { d += 1_000_000_000 }
-                if d > 500_000_000 { d -= 1_000_000_000 }
-                return Double(d) / 1e6
+                var x = (origin + b.startNs - refMono) % 1_000_000_000
+                if x < 0 { x += 1_000_000_000 }
+                if x > 500_000_000 { x -= 1_000_000_000 }
+                return Double(x) / 1e6
             }
-            let span = Double(runningEnd - startedAt - 1_500_000_000) / 1e9
-            r.note("tick_lateness_samples", "\(lateness.count) ticks over \(Int(span)) s (expected about \(Int(span)))")
+            let span = Double(runningEnd - resumedAt - 1_500_000_000) / 1e9
+            r.note("tick_lateness_samples", "\(lateness.count) flushes over \(Int(span)) s (one per second expected)")
             if lateness.count >= 30, let p99 = Stats.percentile(lateness, 99) {
                 r[.tickLatenessMsP99] = .value(p99)
                 if let p50 = Stats.median(lateness) { r.note("tick_lateness_ms_p50", Report.number(p50)) }
@@ -141,25 +194,25 @@ struct DaemonBench {
             r[.tickLatenessMsP99] = .missing("isletctl status --json gave no running reference instant")
         }
 
-        // 3. Paused: the daemon should sleep.
-        if let p = Processes.run(isletctl, ["--socket", sock, "pause"], scratch: dir), p.status == 0 {
+        // 4. Paused: the daemon should sleep.
+        if let p = ctl("pause"), p.status == 0 {
             Clocks.sleep(ms: 1000)
-            r[.wakeupsPerSPaused] = wakeups(pid, seconds: windowS)
+            r[.wakeupsPerSPaused] = wakeups(d.pid, seconds: windowS)
         } else {
             r[.wakeupsPerSPaused] = .missing("isletctl pause failed")
         }
 
-        // 4. Mock button presses: from our write on the socket to the first byte of the next flush.
-        if openedAt == nil {
+        // 5. Mock button presses: from our write on the socket to the first byte of the next flush.
+        if !d.reader.hasOrigin {
             r[.buttonToBusUsP50] = .missing(noCapture)
             r[.buttonToBusUsP99] = .missing(noCapture)
         } else {
-            measurePresses(sock: sock, reader: reader, into: &r)
+            measurePresses(sock: sock, reader: d.reader, into: &r)
         }
 
-        r[.rssKibPeak] = Processes.statusKiB(pid, "VmHWM").map { .value(Double($0)) }
-            ?? .missing("cannot read /proc/\(pid)/status")
-        stop()
+        r[.rssKibPeak] = Processes.statusKiB(d.pid, "VmHWM").map { .value(Double($0)) }
+            ?? .missing("cannot read /proc/\(d.pid)/status")
+        d.stop()
     }
 
     private func measurePresses(sock: String, reader: CaptureReader, into r: inout Results) {
@@ -174,7 +227,11 @@ struct DaemonBench {
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         for _ in 0..<presses {
             let t = Clocks.monotonicNs()
-            guard client.send("{\"op\":\"press\",\"button\":\"\(pressButton)\"}") else { refused = "the socket closed"; break }
+            // hold_ms 0: the shortest press the mock buttons can make.
+            guard client.send("{\"op\":\"press\",\"button\":\"\(pressButton)\",\"hold_ms\":0}") else {
+                refused = "the socket closed"
+                break
+            }
             let reply = client.receiveLine() ?? ""
             if !reply.contains("\"ok\":true") && !reply.contains("\"ok\": true") {
                 refused = "press refused: \(reply.prefix(200))"
@@ -256,12 +313,17 @@ final class CaptureReader {
     private(set) var origin: Int64
     private(set) var originMethod = "inotify IN_CREATE/IN_OPEN of the capture file (late by our wake-up latency)"
 
-    init(path: String, openedAt: Int64) {
+    /// False when the daemon never created or opened the capture file.
+    let hasOrigin: Bool
+
+    init(path: String, openedAt: Int64?) {
         self.path = path
-        self.origin = openedAt
+        self.origin = openedAt ?? 0
+        self.hasOrigin = openedAt != nil
     }
 
     func read() -> [Transaction] {
+        guard hasOrigin else { return [] }
         let parsed = Capture.parse(Processes.readFile(path) ?? "")
         if let stated = Capture.statedOrigin(parsed.comments) {
             origin = stated

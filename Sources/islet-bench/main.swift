@@ -5,12 +5,13 @@ import Glibc
 // islet-bench: measures what matters for a display daemon on a small board and writes
 // bench.json (see docs/PERFORMANCE.md). `make bench` runs it in release mode.
 let usage = """
-usage: islet-bench [--json PATH] [--quick] [--skip-daemon] [--bin-dir DIR]
+usage: islet-bench [--json PATH] [--quick] [--skip-daemon | --skip-library] [--bin-dir DIR]
        islet-bench export --frames PATH --json PATH
        islet-bench loop render|flush --passes N
   --json PATH      where to write the figures (default: bench.json)
   --quick          fewer samples (a smoke run, not for the record)
   --skip-daemon    measure only the library, not the isletd process
+  --skip-library   measure only the isletd process
   --bin-dir DIR    where isletd and isletctl are (default: next to islet-bench)
   export           render the 10-minute countdown, write its frames for bench/luma_compare.py
                    and our own frame-to-bus figures on the same frames
@@ -24,7 +25,7 @@ unsetenv("LD_PRELOAD")
 var args = Array(CommandLine.arguments.dropFirst())
 var jsonPath = "bench.json"
 var framesPath: String?
-var quick = false, skipDaemon = false, export = false
+var quick = false, skipDaemon = false, skipLibrary = false, export = false
 var loop: String?, passes = 1
 var binDir = Processes.binDirectory()
 while !args.isEmpty {
@@ -41,6 +42,7 @@ while !args.isEmpty {
     case "--frames": framesPath = value()
     case "--quick": quick = true
     case "--skip-daemon": skipDaemon = true
+    case "--skip-library": skipLibrary = true
     case "--bin-dir": binDir = value()
     case "export": export = true
     case "loop": loop = value()
@@ -65,7 +67,11 @@ if export {
 let date = Report.today()
 var results = Results()
 results.note("machine", Machine.describe())
-InProcessBench(quick: quick).run(into: &results)
+if skipLibrary {
+    for k in Key.allCases where !DaemonBench.keys.contains(k) { results[k] = .missing("skipped (--skip-library)") }
+} else {
+    InProcessBench(quick: quick).run(into: &results)
+}
 if skipDaemon {
     for k in DaemonBench.keys { results[k] = .missing("skipped (--skip-daemon)") }
 } else {
