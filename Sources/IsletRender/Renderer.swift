@@ -298,22 +298,36 @@ struct RenderState: ~Copyable {
         return full.width <= width ? full : prepare(.cycleShort(a.content.cycle, of: a.content.totalCycles, language: a.attributes.language, size: 12))
     }
 
-    /// One 16-pixel row: the cycle label at the start side and the state at the end side
-    /// when both fit; otherwise the state when not running, else the cycle label.
+    /// One 16-pixel row: the cycle label at the start side and the state at the end side.
+    /// When "Cycle 2 of 3" and the state do not fit side by side, the short "2/3" stands in for
+    /// the cycle label, so every language shows both (Spanish "En pausa", Arabic, Japanese and
+    /// Chinese labels are too wide for the long pair on a 128 px row). Only when even that pair
+    /// does not fit: the state when not running, else the cycle label.
     /// `namesKind`: a running stopwatch has no cycle, so the row names it (not under a title).
     mutating func infoRow(_ a: Activity, _ r: Rect, namesKind: Bool, _ f: inout Bitmap) {
         let inner = Rect(x: r.x + 2, y: r.y, w: r.w - 4, h: r.h)
         let running: Bool = if case .running = a.content.display { true } else { false }
         let state: PreparedLine? = running ? nil : prepare(.word(Self.stateKey(a), language: a.attributes.language, size: 12))
-        let cycle: PreparedLine? = a.attributes.kind.isStopwatch
-            ? (running && namesKind ? prepare(.word(.stopwatch, language: a.attributes.language, size: 12)) : nil)
-            : cycleLine(a, width: inner.w)
-        let rtl = Localization.isRightToLeft(a.attributes.language)
-        if let c = cycle, let s = state, c.width + s.width + 8 <= inner.w {
+        let language = a.attributes.language
+        let full: PreparedLine?, short: PreparedLine?
+        if a.attributes.kind.isStopwatch {
+            full = running && namesKind ? prepare(.word(.stopwatch, language: language, size: 12)) : nil
+            short = nil
+        } else {
+            full = prepare(.cycle(a.content.cycle, of: a.content.totalCycles, language: language, size: 12))
+            short = prepare(.cycleShort(a.content.cycle, of: a.content.totalCycles, language: language, size: 12))
+        }
+        let rtl = Localization.isRightToLeft(language)
+        // No arrays of candidates here: a steady-state tick must not allocate.
+        func fits(_ l: PreparedLine?, besides extra: Int) -> PreparedLine? {
+            guard let l, l.width + extra <= inner.w else { return nil }
+            return l
+        }
+        if let s = state, let c = fits(full, besides: s.width + 8) ?? fits(short, besides: s.width + 8) {
             let (left, right) = rtl ? (s, c) : (c, s)
             drawLine(left, x: inner.x, rowTop: r.y, rowHeight: r.h, into: &f)
             drawLine(right, x: inner.maxX - right.width, rowTop: r.y, rowHeight: r.h, into: &f)
-        } else if let one = state.flatMap({ $0.width <= inner.w ? $0 : nil }) ?? cycle.flatMap({ $0.width <= inner.w ? $0 : nil }) {
+        } else if let one = fits(state, besides: 0) ?? fits(full, besides: 0) ?? fits(short, besides: 0) {
             // Nothing is drawn clipped: when no label fits, the icon tells the state.
             drawLine(one, x: startX(one, inner), rowTop: r.y, rowHeight: r.h, into: &f)
         }

@@ -136,3 +136,31 @@ extension SceneTests {
         #expect((heLit.min() ?? 0) >= 40 && (heLit.max() ?? 0) >= 58, "rows \(rows), lit \(heLit)")
     }
 }
+
+extension SceneTests {
+    /// §1 and §2: the labelled presentations on 128×64 show the cycle label *and* the state in
+    /// every language. The label row must change when only the cycle number changes (the cycle
+    /// is shown, long or as "2/3") and must differ from the running row (the state is shown).
+    /// The one exception is a design decision: Arabic "اكتملت الدورة" (cycle complete) is too
+    /// wide to share the row even with "2/3", so that cell shows the state alone.
+    @Test(arguments: [Presentation.lockscreen, .expanded])
+    func labelRowShowsCycleAndStateInEveryLanguage(presentation: Presentation) throws {
+        func labelRow(_ b: Bitmap) -> [String] { crop(b, x: 0, y: 48, w: 128, h: 16) }
+        for language in Localization.languages {
+            let base = ["--presentation", presentation.rawValue, "--size", "128x64", "--language", language,
+                        "--duration", "1200", "--remaining", "754", "--cycles", "3"]
+            let running = labelRow(try frame(base + ["--state", "running", "--cycle", "2"]))
+            for state in ["paused", "cycle-end", "complete"] {
+                let two = labelRow(try frame(base + ["--state", state, "--cycle", "2"]))
+                let one = labelRow(try frame(base + ["--state", state, "--cycle", "1"]))
+                let showsState = two != running, showsCycle = two != one
+                #expect(showsState, "\(language) \(state): the state word is missing")
+                if language == "ar" && state == "cycle-end" {
+                    #expect(!showsCycle, "ar cycle-end is documented as state-only")
+                } else {
+                    #expect(showsCycle, "\(language) \(state): the cycle label was dropped")
+                }
+            }
+        }
+    }
+}
