@@ -82,6 +82,13 @@ enum LabelFont: Hashable {
     case unifont
 }
 
+/// A label narrowed to `width` pixels. A plain struct (not an indirect enum case) so a cache
+/// lookup builds no box on the heap.
+struct FittedKey: Hashable {
+    var key: LabelKey
+    var width: Int
+}
+
 enum LabelKey: Hashable {
     case word(Localization.Key, language: String, size: Int)
     case cycle(Int, of: Int?, language: String, size: Int)
@@ -95,6 +102,8 @@ struct RenderState: ~Copyable {
     var regular: [Face]
     var unifont: Face
     var labels: [LabelKey: PreparedLine] = [:]
+    /// Lines narrowed to a width (smaller face, then shortened with an ellipsis), by key and width.
+    var fitted: [FittedKey: PreparedLine] = [:]
     var lastTimeRect: Rect? = nil
 
     init(directory: String) throws(FontError) {
@@ -261,7 +270,7 @@ struct RenderState: ~Copyable {
         }
         let titleKey: LabelKey = a.attributes.title.map { .title($0, size: r.w >= 128 ? 16 : 12) }
             ?? .word(a.attributes.kind.isStopwatch ? .stopwatch : .meditation, language: a.attributes.language, size: r.w >= 128 ? 16 : 12)
-        let title = prepare(titleKey)
+        let title = prepareFitted(titleKey, width: r.w - 4)
         drawLine(title, x: startX(title, Rect(x: r.x + 2, y: y, w: r.w - 4, h: row)), rowTop: y, rowHeight: row, into: &f)
         y += row + gap
         drawTime(a, now, o, Rect(x: r.x, y: y, w: r.w, h: timeH), align: 0, &f)
@@ -401,15 +410,54 @@ struct RenderState: ~Copyable {
     mutating func prepare(_ key: LabelKey) -> PreparedLine {
         if let hit = labels[key] { return hit }
         if labels.count > 256 { labels.removeAll(keepingCapacity: true) }
-        let text: String, size: Int
-        // Localized labels align with their language; a title with its own text.
-        var language: String?
-        switch key {
-        case .word(let k, let l, let s): text = Localization.string(k, language: l); size = s; language = l
-        case .cycle(let c, let n, let l, let s): text = Localization.cycleLabel(cycle: c, of: n, language: l); size = s; language = l
-        case .cycleShort(let c, let n, let l, let s): text = n.map { "\(c)/\($0)" } ?? "\(c)"; size = s; language = l
-        case .title(let t, let s): text = t; size = s
+        let (text, size, language) = Self.text(of: key)
+        let line = shape(text, size: size, language: language)
+        labels[key] = line
+        return line
+    }
+
+    /// The label as it fits `width`: as is when it fits; else (Terminus lines) one face smaller
+    /// than 16 px, 12 px; else shortened at its logical end with "…" (for a right-to-left line
+    /// that end is on the left). Titles are free text up to 64 characters: they must never run
+    /// off the panel, half a letter cut by the edge.
+    mutating func prepareFitted(_ key: LabelKey, width: Int) -> PreparedLine {
+        let full = prepare(key)
+        if full.width <= width { return full }
+        let fk = FittedKey(key: key, width: width)
+        if let hit = fitted[fk] { return hit }
+        if fitted.count > 64 { fitted.removeAll(keepingCapacity: true) }
+        let (text, size, language) = Self.text(of: key)
+        var line = full
+        if size > 12, case .terminus = full.font {
+            line = shape(text, size: 12, language: language)
         }
+        if line.width > width {
+            let smallest = line.font == .unifont ? size : min(size, 12)
+            var characters = Array(text)
+            line = PreparedLine(scalars: [], font: line.font, width: 0, height: line.height, rtl: line.rtl)
+            while !characters.isEmpty {
+                characters.removeLast()
+                while characters.last == " " { characters.removeLast() }
+                let candidate = shape(String(characters) + "…", size: smallest, language: language)
+                if candidate.width <= width { line = candidate; break }
+            }
+        }
+        fitted[fk] = line
+        return line
+    }
+
+    static func text(of key: LabelKey) -> (text: String, size: Int, language: String?) {
+        // Localized labels align with their language; a title with its own text.
+        switch key {
+        case .word(let k, let l, let s): (Localization.string(k, language: l), s, l)
+        case .cycle(let c, let n, let l, let s): (Localization.cycleLabel(cycle: c, of: n, language: l), s, l)
+        case .cycleShort(let c, let n, let l, let s): (n.map { "\(c)/\($0)" } ?? "\(c)", s, l)
+        case .title(let t, let s): (t, s, nil)
+        }
+    }
+
+    /// Shapes and measures one line: Terminus when it has every glyph, else Unifont.
+    mutating func shape(_ text: String, size: Int, language: String?) -> PreparedLine {
         let v = BidiText.visualLine(text)
         let rtl = language.map(Localization.isRightToLeft) ?? v.isRightToLeft
         let fi = FontFiles.terminusSizes.firstIndex(of: size) ?? 0
@@ -421,10 +469,8 @@ struct RenderState: ~Copyable {
         } else {
             for c in cps { width += unifont.glyph(c)?.advance ?? 8 }
         }
-        let line = PreparedLine(scalars: cps, font: latin ? .terminus(fi) : .unifont, width: width,
-                                height: latin ? size : 16, rtl: rtl)
-        labels[key] = line
-        return line
+        return PreparedLine(scalars: cps, font: latin ? .terminus(fi) : .unifont, width: width,
+                            height: latin ? size : 16, rtl: rtl)
     }
 
     /// Draws a prepared line vertically centred in its row.

@@ -164,3 +164,32 @@ extension SceneTests {
         }
     }
 }
+
+extension SceneTests {
+    /// A title is free text (up to 64 characters, any script): on the lock screen it is shortened
+    /// to fit, never cut by the panel's edge. The title row keeps its 2 px margins on both sides
+    /// and still shows text; a title that fits is drawn whole (it differs from a shortened one).
+    @Test(arguments: [
+        (["--size", "128x64", "--title", "Evening sit with the whole family"], 0..<16),
+        (["--size", "64x128", "--title", "Evening sit"], 32..<48),
+        (["--size", "64x128", "--language", "ar", "--stopwatch", "--elapsed", "5"], 32..<48),
+        (["--size", "128x64", "--language", "ja", "--stopwatch", "--elapsed", "5"], 0..<16),
+    ])
+    func longTitlesAreShortenedNotClipped(args: [String], titleRows: Range<Int>) throws {
+        let b = try frame(args + ["--presentation", "lockscreen"])
+        let lit = (0..<b.width).filter { x in titleRows.contains { b[x, $0] } }
+        #expect(!lit.isEmpty, "\(args): the title row is empty")
+        #expect((lit.min() ?? 0) >= 2 && (lit.max() ?? b.width) <= b.width - 3, "\(args): title touches the edge, columns \(lit.min() ?? -1)–\(lit.max() ?? -1)")
+    }
+
+    @Test func aTitleThatFitsIsDrawnWhole() throws {
+        let base = ["--size", "128x64", "--presentation", "lockscreen"]
+        let short = try frame(base + ["--title", "Evening sit"])
+        let longer = try frame(base + ["--title", "Evening sit with the whole family"])
+        let rows = 0..<16
+        let shortLit = (0..<128).filter { x in rows.contains { short[x, $0] } }
+        let longLit = (0..<128).filter { x in rows.contains { longer[x, $0] } }
+        // "Evening sit" in 8 px Terminus 16 cells is 88 px wide; the long one fills the row.
+        #expect((shortLit.max() ?? 0) < 92 && (longLit.max() ?? 0) > 110)
+    }
+}
