@@ -233,8 +233,15 @@ struct RenderState: ~Copyable {
         // A countdown keeps the bar's rows in every state, so its digits keep one size.
         let reserves = o.showsProgress && !o.isDimmed && r.h >= 32 && !a.attributes.kind.isStopwatch
         let usable = r.h - (reserves ? 3 : 0)
-        drawIcon(Self.icon(for: a), x: r.x + margin, y: r.y + (usable - s) / 2, scale: scale, dotted: a.content.isStale, &f)
-        let timeLeft = r.x + margin + s + 3
+        // The time comes first: when even the smallest face cannot sit beside the icon (a cycle
+        // of 10 h or more, h:mm:ss with two hour digits, on a 64 px wide panel), the icon gives
+        // way and the digits take the width instead of running into it.
+        let besideIcon = r.maxX - margin - (r.x + margin + s + 3)
+        let showsIcon = besideIcon >= Self.terminusCellWidths[0] * Self.timeChars(a, now)
+        if showsIcon {
+            drawIcon(Self.icon(for: a), x: r.x + margin, y: r.y + (usable - s) / 2, scale: scale, dotted: a.content.isStale, &f)
+        }
+        let timeLeft = showsIcon ? r.x + margin + s + 3 : r.x + margin
         let timeRect = Rect(x: timeLeft, y: r.y, w: r.maxX - margin - timeLeft, h: usable)
         let drawn = drawTime(a, now, o, timeRect, align: 1, &f)
         if let p = bar {
@@ -361,13 +368,15 @@ struct RenderState: ~Copyable {
         return s >= 600 ? 5 : 4
     }
 
+    /// Cell widths of the Terminus sizes in `FontFiles.terminusSizes` (12 px is 6 wide, 14 is 8).
+    static let terminusCellWidths = [6, 8, 8, 10, 10, 11, 12, 14, 16]
+
     /// Index into `terminusSizes` of the largest Terminus that fits; the smallest otherwise.
     /// Terminus cells are size/2 wide (6 for 12 and 14 px is 8: read from the table).
     static func timeFaceIndex(chars: Int, maxWidth: Int, maxHeight: Int) -> Int {
-        let widths = [6, 8, 8, 10, 10, 11, 12, 14, 16]
         var pick = 0
         for i in FontFiles.terminusSizes.indices
-        where FontFiles.terminusSizes[i] <= maxHeight && widths[i] * chars <= maxWidth {
+        where FontFiles.terminusSizes[i] <= maxHeight && terminusCellWidths[i] * chars <= maxWidth {
             pick = i
         }
         return pick

@@ -193,3 +193,27 @@ extension SceneTests {
         #expect((shortLit.max() ?? 0) < 92 && (longLit.max() ?? 0) > 110)
     }
 }
+
+extension SceneTests {
+    /// §2 compact: the time is "sized to fit" on every named panel, for every cycle length the core
+    /// accepts (up to 24 h: h:mm:ss with two hour digits). The digits stay inside the panel, and
+    /// no icon pixel falls inside the digits' box: running and paused (different icons, the same
+    /// digits) draw that box identically.
+    @Test(arguments: PanelSize.all)
+    func compactTimeNeverRunsIntoTheIconOrOffThePanel(size: PanelSize) throws {
+        let r = try Shared.get()
+        for duration in [59, 599, 3599, 35_999, 86_400] {
+            let base = ["--size", "\(size)", "--duration", "\(duration)", "--remaining", "\(duration - 1)"]
+            let running = try request(base)
+            let (activity, now) = RenderCommand.scene(running)
+            let a = try #require(activity)
+            let box = try #require(r.timeRegion(a, presentation: .compact, now: now, size: size))
+            #expect(box.x >= 0 && box.x + box.width <= size.width && box.y >= 0 && box.y + box.height <= size.height,
+                    "\(size) \(duration) s: digits at \(box) leave the panel")
+            let f1 = try frame(base)
+            let f2 = try frame(base + ["--state", "paused"])
+            let same = crop(f1, x: box.x, y: box.y, w: box.width, h: box.height) == crop(f2, x: box.x, y: box.y, w: box.width, h: box.height)
+            #expect(same, "\(size) \(duration) s: the icon reaches into the digits")
+        }
+    }
+}
