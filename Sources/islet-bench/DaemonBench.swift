@@ -213,6 +213,12 @@ struct DaemonBench {
         r[.rssKibPeak] = Processes.statusKiB(d.pid, "VmHWM").map { .value(Double($0)) }
             ?? .missing("cannot read /proc/\(d.pid)/status")
         d.stop()
+
+        // 6. How far an inotify origin can be off, measured now on this machine's load.
+        if d.reader.originMethod.hasPrefix("inotify"), let lags = OriginLag.measure(dir: dir),
+           let p50 = Stats.percentile(lags, 50), let p99 = Stats.percentile(lags, 99) {
+            r.note("inotify_origin_lag_us", "p50 \(Report.number(p50)), p99 \(Report.number(p99)) over \(lags.count) creations by a child process: the capture origin, and so every capture time, may be this late; start_to_first_frame_ms reads that much long, the latencies that much long too")
+        }
     }
 
     private func measurePresses(sock: String, reader: CaptureReader, into r: inout Results) {

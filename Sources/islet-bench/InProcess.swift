@@ -140,8 +140,12 @@ struct InProcessBench {
         }
         let lock = countdown.frames(renderer, size: .w128h64, presentation: .lockscreen)
         switch busRun(lock, size: .w128h64, transport: .plainI2C) {
-        case .success(let run): r[.busBytesPerTickLockscreen128x64] = .value(run.bytesPerTick)
-        case .failure(let e): r[.busBytesPerTickLockscreen128x64] = .missing(e.text)
+        case .success(let run):
+            r[.busBytesPerTickLockscreen128x64] = .value(run.bytesPerTick)
+            r[.busTransactionsPerTickLockscreen128x64] = .value(run.transactionsPerTick)
+        case .failure(let e):
+            r[.busBytesPerTickLockscreen128x64] = .missing(e.text)
+            r[.busTransactionsPerTickLockscreen128x64] = .missing(e.text)
         }
         r[.busFloorBytesPerTick] = .value(Floor.figures(compact).floorBytesPerTick)
         r.note("floor_128x32", Floor.describe(compact))

@@ -14,6 +14,14 @@ enum Processes {
         return String(path[..<slash])
     }
 
+    /// This executable's path.
+    static func selfPath() -> String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        guard n > 0 else { return CommandLine.arguments.first ?? "islet-bench" }
+        return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Spawns `path args`, stdout and stderr appended to `log`. Returns the pid or an error text.
     static func spawn(_ path: String, _ args: [String], log: String) -> Result<pid_t, SpawnError> {
         var actions = posix_spawn_file_actions_t()

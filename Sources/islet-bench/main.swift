@@ -26,7 +26,7 @@ var args = Array(CommandLine.arguments.dropFirst())
 var jsonPath = "bench.json"
 var framesPath: String?
 var quick = false, skipDaemon = false, skipLibrary = false, export = false
-var loop: String?, passes = 1
+var loop: String?, passes = 1, touchPath: String?
 var binDir = Processes.binDirectory()
 while !args.isEmpty {
     let a = args.removeFirst()
@@ -46,6 +46,7 @@ while !args.isEmpty {
     case "--bin-dir": binDir = value()
     case "export": export = true
     case "loop": loop = value()
+    case "touch": touchPath = value()
     case "--passes": passes = Int(value()) ?? 1
     case "-h", "--help": print(usage); exit(0)
     default:
@@ -55,6 +56,7 @@ while !args.isEmpty {
 }
 
 if let what = loop { exit(Instructions.loop(what, passes: passes)) }
+if let path = touchPath { exit(OriginLag.touch(path)) }
 
 if export {
     guard let frames = framesPath else {
