@@ -1,0 +1,558 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IsletCore
+import IsletRender
+
+/// The daemon: one event-loop thread around poll(2). It sleeps until the next deadline (the
+/// core's, an expand ending, the watchdog, a panel retry, an enabled pixel shift) or an event
+/// (a client, a signal, a key), then advances the manager, renders, and flushes what changed.
+public final class Daemon {
+    private var config: DaemonConfig
+    private let reload: () throws(ConfigError) -> DaemonConfig
+    private let log: Logger
+    private let clock: SharedClock
+    private var manager: ActivityManager
+    private let store: FileStore
+    private let server: ControlServer
+    private let panel: any PanelOutput
+    private let renderer: any FrameRenderer
+    private let notifier = SystemdNotifier()
+    private var policy = PresentationPolicy()
+    private var activities: [Activity] = []
+    private let signalFD: Int32
+    private var screen: TerminalScreen?
+    private var running = true
+
+    // Counters for `status`.
+    private var wakeups = 0
+    private var frames = 0
+    private var busBytes = 0
+    private var busErrors = 0
+    private let startedMono: Int64
+
+    // Panel bookkeeping: a missing panel is retried with backoff and logged once.
+    private var panelReady = false
+    private var panelRetryAtMs: Int64 = 0
+    private var panelBackoffMs: Int64 = 250
+    private var lastFrame: Bitmap?
+    private var displayOn = false
+    private var lastShift = (dx: 0, dy: 0)
+    private var nextShiftMs: Int64?
+    private var nextWatchdogMs: Int64?
+    private var lastStatusText = ""
+
+    // A restart whose clock is behind the last save shows the restored activities stale.
+    private var clockBehindUntil: Instant?
+    private var markedStale: Set<String> = []
+    private var clockChangeFD: Int32 = -1
+
+    /// Sets everything up; throws a message for the log and an exit status.
+    public init(config: DaemonConfig, reload: @escaping () throws(ConfigError) -> DaemonConfig, log: Logger) throws(DaemonStartError) {
+        self.config = config
+        self.reload = reload
+        self.log = log
+        self.clock = SharedClock()
+        let c = clock
+        let paths = DaemonPaths.resolve(config)
+        do { try Posix.makeDirectories(paths.stateDir, mode: 0o750) }
+        catch { throw DaemonStartError("cannot create the state directory: \(error)", status: 73) }
+        store = FileStore(directory: paths.stateDir, now: { c.now() })
+
+        // Signals arrive through a descriptor in the poll set; block them before any thread starts.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&mask, s) }
+        pthread_sigmask(SIG_BLOCK, &mask, nil)
+        signal(SIGPIPE, SIG_IGN)
+        signalFD = linux_signalfd(-1, &mask, O_NONBLOCK | O_CLOEXEC)
+        guard signalFD >= 0 else { throw DaemonStartError("signalfd: \(Errno.current)", status: 71) }
+
+        do { server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup) }
+        catch { throw DaemonStartError("cannot serve the control socket: \(error)", status: 69) }
+
+        switch config.bus {
+        case .mock:
+            let unplug = config.mockUnplug
+            let startMs = Posix.bootMilliseconds()
+            panel = MockPanel(width: config.width, height: config.height, unplugged: { now in
+                guard let u = unplug else { return false }
+                let t = now - startMs
+                return t >= u.startMs && t < u.startMs + u.lengthMs
+            })
+        case .device(let path):
+            panel = DevicePanel(path: path)
+        }
+        renderer = BasicRenderer()
+        startedMono = Posix.bootMilliseconds()
+
+        let loaded = store.load()
+        if let problem = loaded.problem { log.warning(problem) }
+        manager = ActivityManager(store: store, restoring: loaded.activities)
+        activities = manager.assumeIsolatedActivities(loaded.activities)
+        let now = clock.now()
+        if let savedAt = loaded.savedAt, now < savedAt, !activities.isEmpty {
+            clockBehindUntil = savedAt
+            log.warning("the wall clock (\(now)) is behind the last save (\(savedAt)); restored activities show stale until it catches up")
+            for a in activities { _ = perform(.markStale, timer: a.timerID, now: now); markedStale.insert(a.timerID) }
+            armClockChangeWatch()
+        }
+        log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)")
+        if config.preview == .terminal {
+            screen = TerminalScreen(legend: config.buttons == .mock
+                ? "[space] toggle  [x] expand (long press)  [r] reset (long press)  [w] stopwatch  [q] quit"
+                : "[q] quit")
+        }
+    }
+
+    // MARK: the loop
+
+    /// Runs until SIGTERM or SIGINT; returns the exit status.
+    public func run() -> Int32 {
+        advanceAndRefresh()
+        if let w = notifier.watchdogIntervalMs { nextWatchdogMs = Posix.bootMilliseconds() + w }
+        notifier.ready(status: statusText())
+        while running {
+            var fds: [pollfd] = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
+                                 pollfd(fd: server.listenFD, events: Int16(POLLIN), revents: 0)]
+            let keys = screen?.readsKeys == true
+            fds.append(pollfd(fd: keys ? 0 : -1, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: clockChangeFD, events: Int16(POLLIN), revents: 0))
+            let clientOrder = Array(server.clients.values)
+            for c in clientOrder {
+                var ev: Int16 = c.closing ? 0 : Int16(POLLIN)
+                if c.pendingOutput > 0 { ev |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: c.fd, events: ev, revents: 0))
+            }
+            let timeout = pollTimeout()
+            let n = poll(&fds, nfds_t(fds.count), timeout)
+            wakeups += 1
+            if n < 0 {
+                if errno == EINTR { continue }
+                log.error("poll: \(Errno.current)")
+                return 71
+            }
+            if fds[0].revents != 0 { handleSignals() }
+            if fds[1].revents != 0 { for c in server.accepted() { log.debug("client \(c.id) connected") } }
+            if fds[2].revents != 0 { handleKeys() }
+            if fds[3].revents != 0 { handleClockChange() }
+            for (i, c) in clientOrder.enumerated() {
+                let re = fds[4 + i].revents
+                guard re != 0, server.clients[c.fd] === c else { continue }
+                if re & Int16(POLLIN | POLLHUP | POLLERR) != 0 { service(c) }
+                if server.clients[c.fd] === c, c.pendingOutput > 0, !server.flush(c) { drop(c) }
+            }
+            advanceAndRefresh()
+            pingWatchdogIfDue()
+        }
+        shutdown()
+        return 0
+    }
+
+    private func pollTimeout() -> Int32 {
+        let now = clock.now()
+        let mono = Posix.bootMilliseconds()
+        var waitMs: Int64?
+        func consider(_ ms: Int64?) { if let ms { waitMs = min(waitMs ?? ms, max(0, ms)) } }
+        for a in activities { consider(ShownTime.nextDeadline(of: a, after: now).map { ($0.at - now).wholeMilliseconds + 1 }) }
+        consider(policy.nextDeadline(after: now).map { ($0 - now).wholeMilliseconds + 1 })
+        consider(clockBehindUntil.map { ($0 - now).wholeMilliseconds + 1 })
+        consider(nextWatchdogMs.map { $0 - mono })
+        if !panelReady, wantsPanel { consider(panelRetryAtMs - mono) }
+        if displayOn { consider(nextShiftMs.map { $0 - mono }) }
+        guard let w = waitMs else { return -1 }
+        return Int32(clamping: w)
+    }
+
+    private var wantsPanel: Bool { !activities.isEmpty || displayOn }
+
+    // MARK: events
+
+    private func handleSignals() {
+        // struct signalfd_siginfo is 128 bytes; its first field is the signal number (u32).
+        var info = [UInt32](repeating: 0, count: 32)
+        while info.withUnsafeMutableBytes({ read(signalFD, $0.baseAddress, 128) }) == 128 {
+            let signo = Int32(bitPattern: info[0])
+            switch signo {
+            case SIGHUP: reloadConfig()
+            case SIGTERM, SIGINT:
+                log.info("stopping on signal \(signo)")
+                running = false
+            default: break
+            }
+        }
+    }
+
+    private func reloadConfig() {
+        notifier.reloading()
+        do {
+            let new = try reload()
+            var changed: [String] = []
+            if new.socketPath != config.socketPath || new.socketMode != config.socketMode || new.socketGroup != config.socketGroup { changed.append("socket") }
+            if new.stateDir != config.stateDir { changed.append("state_dir") }
+            if new.bus != config.bus || new.address != config.address || new.controller != config.controller
+                || new.width != config.width || new.height != config.height { changed.append("panel") }
+            var kept = new
+            // What the running daemon cannot change in place keeps its old value until a restart.
+            kept.socketPath = config.socketPath; kept.socketMode = config.socketMode; kept.socketGroup = config.socketGroup
+            kept.stateDir = config.stateDir; kept.bus = config.bus; kept.address = config.address
+            kept.controller = config.controller; kept.width = config.width; kept.height = config.height
+            kept.capture = config.capture; kept.preview = config.preview; kept.mockUnplug = config.mockUnplug
+            kept.buttons = config.buttons
+            config = kept
+            log.threshold = config.logLevel
+            if config.pixelShiftMinutes == 0 { nextShiftMs = nil; lastShift = (0, 0) }
+            log.notice("configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
+        } catch {
+            log.error("configuration not reloaded, the old one stays in force: \(error)")
+        }
+        notifier.send("READY=1\nSTATUS=\(statusText())")
+    }
+
+    private func handleKeys() {
+        var byte: UInt8 = 0
+        guard read(0, &byte, 1) == 1 else { return }
+        let now = clock.now()
+        switch byte {
+        case UInt8(ascii: "q"): running = false
+        case UInt8(ascii: " "): _ = press("toggle", holdMs: 0, now: now)
+        case UInt8(ascii: "x"): _ = press("toggle", holdMs: 1000, now: now)
+        case UInt8(ascii: "r"): _ = press("reset", holdMs: 1000, now: now)
+        case UInt8(ascii: "w"):
+            var s = StartRequest()
+            s.stopwatch = true
+            _ = perform(.start(s.attributes(timer: nil, defaults: config.session)), timer: nil, now: now)
+        default: break
+        }
+    }
+
+    private func armClockChangeWatch() {
+        let fd = linux_timerfd_create(CLOCK_REALTIME, O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        var spec = itimerspec()
+        spec.it_value.tv_sec = Int.max / 2
+        // TFD_TIMER_CANCEL_ON_SET: the read fails with ECANCELED whenever the wall clock is set.
+        // TFD_TIMER_ABSTIME is 1, TFD_TIMER_CANCEL_ON_SET is 2.
+        if linux_timerfd_settime(fd, 1 | 2, &spec, nil) != 0 { close(fd); return }
+        clockChangeFD = fd
+    }
+
+    private func handleClockChange() {
+        var expirations: UInt64 = 0
+        _ = read(clockChangeFD, &expirations, 8)
+        close(clockChangeFD)
+        clockChangeFD = -1
+        guard let behind = clockBehindUntil else { return }
+        if clock.now() < behind, Posix.wallMilliseconds() >= behind.milliseconds {
+            // The clock was wrong at start and has been set: the timeline follows it this once.
+            clock.rebase()
+            log.notice("the wall clock was set; the timeline follows it")
+        }
+        if clockBehindUntil != nil { armClockChangeWatch() }
+    }
+
+    /// Clears the stale marks the daemon set itself once its clock has caught up.
+    private func clearClockStaleIfCaughtUp(_ now: Instant) {
+        guard let behind = clockBehindUntil, now >= behind else { return }
+        clockBehindUntil = nil
+        if clockChangeFD >= 0 { close(clockChangeFD); clockChangeFD = -1 }
+        let fresh = activities.map { a -> Activity in
+            var n = a
+            if markedStale.contains(a.timerID) { n.content.isStale = false }
+            return n
+        }
+        markedStale = []
+        manager = ActivityManager(store: store, restoring: fresh)
+        activities = fresh
+        try? store.saveNow(fresh)
+        log.notice("the clock has caught up with the last save; activities are no longer stale")
+        broadcastChange(now: now)
+    }
+
+    // MARK: clients
+
+    private func service(_ c: ClientConnection) {
+        switch server.readLines(c) {
+        case .lines(let lines):
+            for l in lines { answer(l, to: c) }
+        case .tooLong(let lines):
+            for l in lines { answer(l, to: c) }
+            c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("line_too_long",
+                "a request line is limited to \(ControlRequest.maximumLineBytes) bytes; the connection is closed"))))
+            c.closing = true
+            c.input = []
+        case .closed(let lines):
+            for l in lines { answer(l, to: c) }
+            if c.pendingOutput == 0 || !server.flush(c) { drop(c) } else { c.closing = true }
+        }
+    }
+
+    private func drop(_ c: ClientConnection) {
+        log.debug("client \(c.id) left")
+        server.drop(c)
+    }
+
+    private func answer(_ line: [UInt8], to c: ClientConnection) {
+        let now = clock.now()
+        let response: ControlResponse
+        do {
+            let req = try ControlRequest.parse(line)
+            response = try handle(req, client: c, now: now)
+        } catch {
+            response = .failure(error)
+        }
+        c.queue(JSONLines.encode(response))
+    }
+
+    private func handle(_ req: ControlRequest, client: ClientConnection, now: Instant) throws(ProtocolError) -> ControlResponse {
+        switch req.op {
+        case .status:
+            var r = snapshot(now: now)
+            r.status = daemonStatus()
+            return r
+        case .watch:
+            client.watching = true
+            var r = snapshot(now: now)
+            r.event = "snapshot"
+            return r
+        case .press:
+            guard config.buttons == .mock else {
+                throw ProtocolError("not_supported", "press works only with mock buttons (isletd --buttons mock)")
+            }
+            try press(req.button ?? "", holdMs: req.holdMilliseconds, now: now).get()
+        case .start:
+            try perform(.start(req.start.attributes(timer: req.timer, defaults: config.session)), timer: req.timer, now: now).get()
+        case .toggle:
+            var attrs = config.session.attributes
+            if let t = req.timer { attrs.timerID = t }
+            try perform(.toggle(default: attrs), timer: req.timer, now: now).get()
+        case .pause: try perform(.pause, timer: req.timer, now: now).get()
+        case .resume: try perform(.resume, timer: req.timer, now: now).get()
+        case .reset: try perform(.reset, timer: req.timer, now: now).get()
+        case .expand: try perform(.expand, timer: req.timer, now: now).get()
+        case .end: try perform(.end(req.dismissal.policy(now: now)), timer: req.timer, now: now).get()
+        }
+        return snapshot(now: clock.now())
+    }
+
+    /// The stand-in for the buttons module's gestures: a short press of `toggle` toggles,
+    /// a long one (≥ 800 ms) expands; `reset` acts only on a long press; `expand` expands.
+    private func press(_ button: String, holdMs: Int, now: Instant) -> Result<Void, ProtocolError> {
+        let long = holdMs >= 800
+        switch button {
+        case "toggle":
+            var attrs = config.session.attributes
+            attrs.timerID = activities.last?.timerID ?? attrs.timerID
+            return perform(long ? .expand : .toggle(default: attrs), timer: nil, now: now)
+        case "reset": return long ? perform(.reset, timer: nil, now: now) : .success(())
+        case "expand": return perform(.expand, timer: nil, now: now)
+        default: return .failure(ProtocolError("unknown_button", "unknown button \"\(button)\"; accepted: toggle, reset, expand"))
+        }
+    }
+
+    /// Applies an intent through the manager, then updates watchers and the panel.
+    private func perform(_ intent: Intent, timer: String?, now: Instant) -> Result<Void, ProtocolError> {
+        let m = manager
+        let outcome = runBlocking { () async -> Result<ManagerChange, Rejection> in
+            do throws(Rejection) { return .success(try await m.apply(intent, timer: timer, now: now)) }
+            catch { return .failure(error) }
+        }
+        syncActivities()
+        switch outcome {
+        case .success(let change)?:
+            if change.transition.effects.contains(.expanded) {
+                policy.expandedUntil = now + .seconds(config.expandSeconds)
+                policy.expandedTimer = change.timerID
+            }
+            if change.transition.effects.contains(.started) { markedStale.remove(change.timerID) }
+            log.debug("\(intent) on \(change.timerID): \(change.transition.phase.rawValue)")
+            broadcastChange(now: now)
+            refreshDisplay(now: clock.now())
+            return .success(())
+        case .failure(let r)?:
+            return .failure(.from(r))
+        case nil:
+            return .failure(ProtocolError("internal", "the activity manager did not answer"))
+        }
+    }
+
+    private func syncActivities() {
+        let m = manager
+        activities = runBlocking { await m.activities } ?? activities
+    }
+
+    private func snapshot(now: Instant) -> ControlResponse {
+        ControlResponse(ok: true, event: nil, activities: activities.map { ActivityReport(activity: $0, now: now) },
+                        presentation: policy.scene(of: activities, now: now)?.presentation.rawValue ?? "off",
+                        status: nil, error: nil)
+    }
+
+    private func broadcastChange(now: Instant) {
+        var r = snapshot(now: now)
+        r.event = "change"
+        let line = JSONLines.encode(r)
+        for c in server.clients.values where c.watching && !c.closing {
+            c.queue(line)
+            if !server.flush(c) {
+                log.notice("client \(c.id) does not read its watch stream; dropped")
+                drop(c)
+            }
+        }
+        let s = statusText()
+        if s != lastStatusText { lastStatusText = s; notifier.status(s) }
+    }
+
+    private func daemonStatus() -> DaemonStatus {
+        let m = manager
+        let storeError = runBlocking { await m.lastStoreError } ?? nil
+        return DaemonStatus(pid: Int(getpid()), version: IsletVersion.string,
+                            uptimeSeconds: Double(Posix.bootMilliseconds() - startedMono) / 1000,
+                            wakeups: wakeups, frames: frames, busBytes: busBytes, busErrors: busErrors,
+                            panelPresent: panelReady, panelOn: displayOn, bus: config.bus.description,
+                            presentation: policy.scene(of: activities, now: clock.now())?.presentation.rawValue ?? "off",
+                            clients: server.clients.count, storeError: storeError,
+                            clockBehind: clockBehindUntil != nil, panel: panel.visibleImage)
+    }
+
+    private func statusText() -> String {
+        guard let a = activities.last else { return "idle" }
+        var s = "\(a.timerID) \(a.phase.rawValue)"
+        if activities.count > 1 { s += " (+\(activities.count - 1) more)" }
+        if a.content.isStale { s += ", stale" }
+        return s
+    }
+
+    // MARK: time and the panel
+
+    private func advanceAndRefresh() {
+        let now = clock.now()
+        clearClockStaleIfCaughtUp(now)
+        let due = activities.contains { a in ShownTime.nextDeadline(of: a, after: now).map { $0.at <= now && $0.reason != .shownSecondChanges } ?? false }
+        if due {
+            let m = manager
+            let changes = runBlocking { await m.advance(to: now) } ?? []
+            syncActivities()
+            if !changes.isEmpty { broadcastChange(now: now) }
+        }
+        if let until = policy.expandedUntil, until <= now { policy.expandedUntil = nil; policy.expandedTimer = nil }
+        refreshDisplay(now: now)
+    }
+
+    private func refreshDisplay(now: Instant) {
+        let mono = Posix.bootMilliseconds()
+        let scene = policy.scene(of: activities, now: now)
+        if !panelReady {
+            guard scene != nil || displayOn, mono >= panelRetryAtMs else { updateScreen(); return }
+            do {
+                busBytes += try panel.initialize()
+                panelReady = true
+                panelBackoffMs = 250
+                lastFrame = nil
+                displayOn = false
+                log.reset(topic: "panel")
+                log.notice("panel \(panel.name) answers")
+            } catch {
+                panelFailed(error, mono: mono)
+                updateScreen()
+                return
+            }
+        }
+        do {
+            if let scene {
+                var frame = Bitmap(width: config.width, height: config.height)
+                renderer.render(scene, into: &frame)
+                if config.pixelShiftMinutes > 0 {
+                    let period = Int64(config.pixelShiftMinutes) * 60_000
+                    if nextShiftMs.map({ mono >= $0 }) ?? true {
+                        let step = Int((mono / period) % 4)
+                        lastShift = [(0, 0), (1, 0), (1, 1), (0, 1)][step]
+                        nextShiftMs = (mono / period + 1) * period
+                    }
+                    frame = frame.shifted(dx: lastShift.dx, dy: lastShift.dy)
+                }
+                if frame != lastFrame {
+                    busBytes += try panel.show(frame)
+                    frames += 1
+                    lastFrame = frame
+                }
+                if !displayOn {
+                    busBytes += try panel.setDisplay(on: true)
+                    displayOn = true
+                }
+            } else if displayOn {
+                busBytes += try panel.setDisplay(on: false)
+                displayOn = false
+                nextShiftMs = nil
+            }
+        } catch {
+            panelFailed(error, mono: mono)
+        }
+        updateScreen()
+    }
+
+    private func panelFailed(_ error: PanelError, mono: Int64) {
+        busErrors += 1
+        panelReady = false
+        displayOn = false
+        lastFrame = nil
+        panelRetryAtMs = mono + panelBackoffMs
+        log.limited(.warning, topic: "panel", nowMs: mono,
+                    "panel not answering (\(error)); the timer keeps running, retrying with backoff")
+        panelBackoffMs = min(panelBackoffMs * 2, 8000)
+    }
+
+    private func updateScreen() {
+        guard let screen else { return }
+        let now = clock.now()
+        let line = activities.last.map { "\($0.timerID): \($0.phase.rawValue) \(ShownTime.format(ShownTime.seconds(of: $0, at: now)))" } ?? "idle"
+        screen.show(panel.visibleImage, status: line + (panelReady ? "" : "  (panel not answering)"))
+    }
+
+    private func pingWatchdogIfDue() {
+        guard let next = nextWatchdogMs, let interval = notifier.watchdogIntervalMs else { return }
+        let mono = Posix.bootMilliseconds()
+        if mono >= next {
+            notifier.watchdog()
+            nextWatchdogMs = mono + interval
+        }
+    }
+
+    private func shutdown() {
+        notifier.stopping()
+        for c in server.clients.values where c.pendingOutput > 0 { _ = server.flush(c) }
+        if config.onExit == .off, panelReady, displayOn { _ = try? panel.setDisplay(on: false) }
+        try? store.saveNow(activities)
+        server.shutdown()
+        screen?.restore()
+        log.info("stopped")
+    }
+}
+
+/// signalfd(2): the Glibc module does not import <sys/signalfd.h>.
+@_silgen_name("signalfd")
+private func linux_signalfd(_ fd: Int32, _ mask: UnsafePointer<sigset_t>, _ flags: Int32) -> Int32
+
+@_silgen_name("timerfd_create")
+private func linux_timerfd_create(_ clock: Int32, _ flags: Int32) -> Int32
+@_silgen_name("timerfd_settime")
+private func linux_timerfd_settime(_ fd: Int32, _ flags: Int32, _ new: UnsafePointer<itimerspec>, _ old: UnsafeMutablePointer<itimerspec>?) -> Int32
+
+/// A start-up failure with the exit status to leave with.
+public struct DaemonStartError: Error, CustomStringConvertible {
+    public var message: String
+    public var status: Int32
+    public init(_ message: String, status: Int32) { self.message = message; self.status = status }
+    public var description: String { message }
+}
+
+extension ControlServer {
+    func accepted() -> [ClientConnection] { acceptAll() }
+}
+
+extension ActivityManager {
+    /// The manager was just built from this list, before any task could touch it.
+    nonisolated func assumeIsolatedActivities(_ restored: [Activity]) -> [Activity] {
+        var seen = Set<String>()
+        return restored.reversed().filter { seen.insert($0.timerID).inserted }.reversed()
+    }
+}

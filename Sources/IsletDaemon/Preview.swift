@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IsletRender
+
+/// Draws a 1-bit image with Unicode half blocks: each character is two pixel rows.
+public enum HalfBlocks {
+    public static func render(_ b: Bitmap, on: Bool = true) -> String {
+        var out = ""
+        out.reserveCapacity((b.width + 3) * (b.height / 2 + 2) * 3)
+        let border = String(repeating: "─", count: b.width)
+        out += "┌" + border + "┐\n"
+        var y = 0
+        while y < b.height {
+            out += "│"
+            for x in 0..<b.width {
+                let top = on && b[x, y], bottom = on && b[x, y + 1]
+                out += top ? (bottom ? "█" : "▀") : (bottom ? "▄" : " ")
+            }
+            out += "│\n"
+            y += 2
+        }
+        out += "└" + border + "┘\n"
+        return out
+    }
+}
+
+/// The terminal as the demo's screen and keyboard: raw mode while the daemon runs, restored
+/// on exit; the picture is redrawn in place only when the panel's image changes.
+final class TerminalScreen {
+    private var saved = termios()
+    private var raw = false
+    private var last = ""
+    let legend: String
+
+    init(legend: String) {
+        self.legend = legend
+        if isatty(0) == 1, tcgetattr(0, &saved) == 0 {
+            var t = saved
+            t.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            t.c_cc.6 = 1   // VMIN
+            t.c_cc.5 = 0   // VTIME
+            raw = tcsetattr(0, TCSANOW, &t) == 0
+        }
+        write("\u{1B}[2J\u{1B}[?25l")
+    }
+
+    var readsKeys: Bool { raw }
+
+    func show(_ image: PanelImage?, status: String) {
+        var text = "\u{1B}[H"
+        if let image, let bytes = image.bytes, let b = Bitmap(width: image.width, height: image.height, bytes: bytes) {
+            text += HalfBlocks.render(b, on: image.on)
+        }
+        text += legend + "\u{1B}[K\n" + status + "\u{1B}[K\n"
+        guard text != last else { return }
+        last = text
+        write(text)
+    }
+
+    func restore() {
+        write("\u{1B}[?25h\n")
+        if raw { tcsetattr(0, TCSANOW, &saved) }
+    }
+
+    private func write(_ s: String) {
+        try? Posix.writeAll(1, Array(s.utf8))
+    }
+}
