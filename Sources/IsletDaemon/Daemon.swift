@@ -365,7 +365,7 @@ public final class Daemon {
                 policy.expandedTimer = change.timerID
             }
             if change.transition.effects.contains(.started) { markedStale.remove(change.timerID) }
-            log.debug("\(intent) on \(change.timerID): \(change.transition.phase.rawValue)")
+            log.debug("\(intent.name) on \(change.timerID): now \(change.transition.phase.rawValue)")
             broadcastChange(now: now)
             refreshDisplay(now: clock.now())
             return .success(())
@@ -554,5 +554,21 @@ extension ActivityManager {
     nonisolated func assumeIsolatedActivities(_ restored: [Activity]) -> [Activity] {
         var seen = Set<String>()
         return restored.reversed().filter { seen.insert($0.timerID).inserted }.reversed()
+    }
+}
+
+extension Intent {
+    /// The intent's name for the log (the attributes are in the state file).
+    var name: String {
+        switch self {
+        case .start: "start"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .toggle: "toggle"
+        case .reset: "reset"
+        case .end: "end"
+        case .expand: "expand"
+        case .markStale: "mark stale"
+        }
     }
 }
