@@ -30,6 +30,8 @@ public struct SessionDefaults: Hashable, Sendable {
     public var cycleEndSeconds: Double = 3
     public var title: String?
 
+    public init() {}
+
     public var attributes: ActivityAttributes {
         ActivityAttributes(kind: .countdown(cycle: .milliseconds(Int64(minutes * 60_000)), cycles: cycles == 0 ? nil : cycles),
                            title: title, cycleEndInterval: .milliseconds(Int64(cycleEndSeconds * 1000)),

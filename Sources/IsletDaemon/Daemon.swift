@@ -150,18 +150,11 @@ public final class Daemon {
     }
 
     private func pollTimeout() -> Int32 {
-        let now = clock.now()
         let mono = Posix.bootMilliseconds()
-        var waitMs: Int64?
-        func consider(_ ms: Int64?) { if let ms { waitMs = min(waitMs ?? ms, max(0, ms)) } }
-        for a in activities { consider(ShownTime.nextDeadline(of: a, after: now).map { ($0.at - now).wholeMilliseconds + 1 }) }
-        consider(policy.nextDeadline(after: now).map { ($0 - now).wholeMilliseconds + 1 })
-        consider(clockBehindUntil.map { ($0 - now).wholeMilliseconds + 1 })
-        consider(nextWatchdogMs.map { $0 - mono })
-        if !panelReady, wantsPanel { consider(panelRetryAtMs - mono) }
-        if displayOn { consider(nextShiftMs.map { $0 - mono }) }
-        guard let w = waitMs else { return -1 }
-        return Int32(clamping: w)
+        var others: [Int64?] = [nextWatchdogMs, displayOn ? nextShiftMs : nil]
+        if !panelReady, wantsPanel { others.append(panelRetryAtMs) }
+        return WakePlan.timeout(activities: activities, policy: policy, clockBehindUntil: clockBehindUntil,
+                                now: clock.now(), monotonicDeadlines: others, monotonicNow: mono)
     }
 
     private var wantsPanel: Bool { !activities.isEmpty || displayOn }

@@ -135,3 +135,13 @@ public enum DaemonMain {
         try? Posix.writeAll(2, Array((s + "\n").utf8))
     }
 }
+
+/// The process's arguments as the kernel holds them (without the program name).
+public enum ProcessArguments {
+    public static func fromProc() -> [String] {
+        guard case .success(let bytes) = FileIO.read("/proc/self/cmdline") else { return [] }
+        let parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        // The buffer ends with a NUL, which leaves one empty element at the end.
+        return Array(parts.dropFirst().dropLast(parts.last == "" ? 1 : 0))
+    }
+}
