@@ -47,5 +47,19 @@ test: build
 demo: build
 	./.build/debug/isletd --bus mock --buttons mock --preview terminal $(DEMO_ARGS)
 
+# On the Pi: `make release` as yourself, then `sudo make install` (docs/HARDWARE.md).
+# DRY_RUN=1 prints the steps; DESTDIR=dir stages the files; uninstall keeps state and an edited
+# config unless PURGE=1.
+install:
+	PREFIX=$(PREFIX) SWIFT=$(SWIFT) bash scripts/install.sh
+
+uninstall:
+	PREFIX=$(PREFIX) bash scripts/uninstall.sh
+
+# Contact sheets of every presentation, state, panel size and language (docs/gallery/*.png).
+gallery: deps
+	$(SWIFT) build --product islet-gallery $(BUILD_FLAGS)
+	mkdir -p docs/gallery && "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/islet-gallery" docs/gallery
+
 clean:
 	rm -rf .build .build-log.txt

@@ -1,0 +1,90 @@
+import IsletLinux
+import Synchronization
+
+/// Why a mock press failed.
+public enum MockButtonError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The source has no button of this name.
+    case unknownButton(String, known: [String])
+    /// The wake-up timer could not be armed.
+    case timer(GPIOError)
+
+    public var description: String {
+        switch self {
+        case .unknownButton(let b, let known):
+            "no button \"\(b)\"; buttons: " + (known.isEmpty ? "none" : known.joined(separator: ", "))
+        case .timer(let e): "cannot schedule the mock press: \(e)"
+        }
+    }
+}
+
+/// Scripted buttons: the demo's keyboard, `isletctl press` and tests press them. Edges are due
+/// at their timestamps on the monotonic clock; the descriptor is a timerfd armed for the earliest
+/// pending edge, so a press with a hold wakes the daemon's poll loop again at its release.
+public final class MockButtons: ButtonSource {
+    public let buttons: [String]
+    private let timer: MonotonicWakeTimer
+    private let clock: @Sendable () -> UInt64
+    private let pending = Mutex<[ButtonEdge]>([])
+
+    /// `clock` defaults to CLOCK_MONOTONIC, the clock GPIO edges carry.
+    public init(buttons: [String], clock: @escaping @Sendable () -> UInt64 = { monotonicNanoseconds() }) throws(GPIOError) {
+        self.buttons = buttons
+        self.clock = clock
+        timer = try MonotonicWakeTimer()
+    }
+
+    public var fileDescriptor: Int32 { timer.fileDescriptor }
+
+    /// Presses now and releases `holdMilliseconds` later. A hold of 800 ms or more is a long
+    /// press under the default settings.
+    public func press(button: String, holdMilliseconds: UInt64 = 80) throws(MockButtonError) {
+        guard buttons.contains(button) else { throw .unknownButton(button, known: buttons) }
+        let now = clock()
+        do {
+            try enqueue([
+                ButtonEdge(button: button, pressed: true, timestampNanoseconds: now),
+                ButtonEdge(button: button, pressed: false, timestampNanoseconds: now + holdMilliseconds * 1_000_000),
+            ])
+        } catch {
+            throw .timer(error)
+        }
+    }
+
+    /// The demo's keyboard: a button's first letter presses it briefly, the capital letter holds it
+    /// past the long-press time. Returns nil for a key no button starts with (the first button
+    /// in `buttons` wins when two share a letter).
+    public static func keyPress(for key: Character, buttons: [String],
+                                longPressMilliseconds: UInt64 = GestureRecognizer.Settings.defaultLongPressMilliseconds)
+        -> (button: String, holdMilliseconds: UInt64)? {
+        let lower = Character(key.lowercased())
+        guard let button = buttons.first(where: { $0.first == lower }) else { return nil }
+        let long = key != lower
+        return (button, long ? longPressMilliseconds + 200 : 80)
+    }
+
+    /// Queues scripted edges (bounce included); each is delivered once its timestamp is due.
+    public func enqueue(_ edges: [ButtonEdge]) throws(GPIOError) {
+        let next = pending.withLock { p -> UInt64? in
+            p.append(contentsOf: edges)
+            p.sort { $0.timestampNanoseconds < $1.timestampNanoseconds }
+            return p.first?.timestampNanoseconds
+        }
+        try timer.arm(at: next)
+    }
+
+    /// Edges queued and not yet due.
+    public var pendingCount: Int { pending.withLock { $0.count } }
+
+    public func readEdges() throws(GPIOError) -> [ButtonEdge] {
+        try timer.clear()
+        let now = clock()
+        let (due, next) = pending.withLock { p -> ([ButtonEdge], UInt64?) in
+            let split = p.firstIndex { $0.timestampNanoseconds > now } ?? p.count
+            let due = Array(p[..<split])
+            p.removeFirst(split)
+            return (due, p.first?.timestampNanoseconds)
+        }
+        try timer.arm(at: next)
+        return due
+    }
+}

@@ -1,0 +1,166 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One captured transaction: when, to which address, and the bytes after the address byte.
+public struct CaptureRecord: Sendable, Hashable {
+    public var nanoseconds: UInt64
+    public var address: UInt8
+    public var bytes: [UInt8]
+
+    public init(nanoseconds: UInt64, address: UInt8, bytes: [UInt8]) {
+        self.nanoseconds = nanoseconds
+        self.address = address
+        self.bytes = bytes
+    }
+}
+
+public struct CaptureError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    /// 1-based line, 0 when the whole file is concerned.
+    public var line: Int
+    public var message: String
+
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}
+
+/// The capture text format (docs/DISPLAY.md): one line per transaction,
+/// `<ns since the file was opened, decimal> <address, 2 lowercase hex digits> <bytes, 2-digit lowercase hex, single spaces>`;
+/// lines starting with `#` are comments.
+public enum CaptureFormat {
+    public static func line(_ r: CaptureRecord) -> String {
+        var s = String(r.nanoseconds) + " " + I2CError.hex2(r.address)
+        s.reserveCapacity(s.utf8.count + r.bytes.count * 3)
+        for b in r.bytes {
+            s += " "
+            s += I2CError.hex2(b)
+        }
+        return s
+    }
+
+    /// Parses a whole capture. Blank lines and `#` comments are skipped; anything else that is not
+    /// exactly the format is an error naming the line.
+    public static func parse(_ text: String, file: String = "capture") throws(CaptureError) -> [CaptureRecord] {
+        var out: [CaptureRecord] = []
+        var lineNumber = 0
+        var previous: UInt64 = 0
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var line = Substring(raw)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count >= 3 else {
+                throw CaptureError(file: file, line: lineNumber,
+                                   message: "expected `<nanoseconds> <address> <bytes…>` with at least one byte, found \(fields.count) field(s)")
+            }
+            guard let ns = UInt64(fields[0]), fields[0].allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw CaptureError(file: file, line: lineNumber, message: "timestamp `\(fields[0])` is not a decimal count of nanoseconds")
+            }
+            if ns < previous {
+                throw CaptureError(file: file, line: lineNumber, message: "timestamp \(ns) goes back in time (previous \(previous))")
+            }
+            previous = ns
+            guard let address = hexByte(fields[1]), address < 0x80 else {
+                throw CaptureError(file: file, line: lineNumber, message: "address `\(fields[1])` is not a 7-bit address in two lowercase hex digits")
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(fields.count - 2)
+            for (k, f) in fields.dropFirst(2).enumerated() {
+                guard let b = hexByte(f) else {
+                    throw CaptureError(file: file, line: lineNumber, message: "byte \(k + 1) `\(f)` is not two lowercase hex digits")
+                }
+                bytes.append(b)
+            }
+            out.append(CaptureRecord(nanoseconds: ns, address: address, bytes: bytes))
+        }
+        return out
+    }
+
+    private static func hexByte(_ s: Substring) -> UInt8? {
+        guard s.utf8.count == 2 else { return nil }
+        var v: UInt8 = 0
+        for c in s.utf8 {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = v << 4 | (c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = v << 4 | (c - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+        }
+        return v
+    }
+}
+
+/// A file opened for writing, truncated, closed on deinit. Kept tiny on purpose: the capture is
+/// the only file this module writes directly.
+final class CaptureFile {
+    let path: String
+    private var fd: Int32
+
+    init(path: String) throws(CaptureError) {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            let code = errno
+            throw CaptureError(file: path, line: 0, message: "cannot open for writing: \(I2CError.errnoDescription(code)) (errno \(code)); check the directory exists and is writable")
+        }
+    }
+
+    func append(_ line: String) {
+        guard fd >= 0 else { return }
+        var text = line
+        text += "\n"
+        text.withUTF8 { buf in
+            guard let base = buf.baseAddress else { return }
+            var off = 0
+            while off < buf.count {
+                let n = write(fd, base + off, buf.count - off)
+                if n <= 0 {
+                    if n < 0 && errno == EINTR { continue }
+                    return
+                }
+                off += n
+            }
+        }
+    }
+
+    func close() {
+        if fd >= 0 { closeDescriptor(fd) }
+        fd = -1
+    }
+
+    deinit { close() }
+}
+
+private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
+
+/// Reads a whole text file (the capture for replay).
+func readTextFile(_ path: String) throws(CaptureError) -> String {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 {
+        let code = errno
+        throw CaptureError(file: path, line: 0, message: "cannot open: \(I2CError.errnoDescription(code)) (errno \(code))")
+    }
+    defer { _ = close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            let code = errno
+            throw CaptureError(file: path, line: 0, message: "read failed: \(I2CError.errnoDescription(code)) (errno \(code))")
+        }
+        if n == 0 { break }
+        bytes += chunk[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

@@ -1,0 +1,359 @@
+/// Something in a command/data stream that a real controller would not take as meant.
+public struct PanelProblem: Sendable, Hashable, CustomStringConvertible {
+    /// Index of the transaction (0-based, counted by the panel) and of the byte inside it.
+    public var transaction: Int
+    public var byteIndex: Int
+    public var message: String
+
+    public init(transaction: Int, byteIndex: Int, message: String) {
+        self.transaction = transaction
+        self.byteIndex = byteIndex
+        self.message = message
+    }
+
+    public var description: String { "transaction \(transaction), byte \(byteIndex): \(message)" }
+}
+
+/// RAM addressing modes (SSD1306 §10.1.3; SH1106/SH1107 have page mode, SH1107 also vertical).
+public enum AddressingMode: Sendable, Hashable {
+    case horizontal, vertical, page
+}
+
+/// A software model of one panel: decodes control bytes, commands and data the way the controller
+/// does (SSD1306 §8.1.5.2 and §10; SH1106 and SH1107 command descriptions) into its own RAM and
+/// computes what the glass shows. Everything a real chip would take differently is a `PanelProblem`.
+public struct EmulatedPanel: Sendable, Hashable {
+    public let model: PanelModel
+    public var controller: Controller { model.controller }
+
+    /// Display RAM as stored, page-major: byte `page * ramColumns + column`.
+    public private(set) var ram: [UInt8]
+    public private(set) var displayOn = false
+    public private(set) var entireDisplayOn = false
+    public private(set) var inverted = false
+    public private(set) var contrast: UInt8
+    public private(set) var segmentRemap = false
+    public private(set) var comReversed = false
+    public private(set) var multiplex: UInt8
+    public private(set) var displayOffset: UInt8 = 0
+    public private(set) var startLine: Int = 0
+    public private(set) var comPins: UInt8 = 0x12
+    public private(set) var chargePumpOn: Bool
+    public private(set) var mode: AddressingMode = .page
+    public private(set) var columnWindow: ClosedRange<Int>
+    public private(set) var pageWindow: ClosedRange<Int>
+    public private(set) var column = 0
+    public private(set) var page = 0
+    public private(set) var scrolling = false
+    public private(set) var locked = false
+    public private(set) var problems: [PanelProblem] = []
+    /// Transactions received so far.
+    public private(set) var transactions = 0
+    public private(set) var bytesReceived = 0
+
+    private var pendingOpcode: UInt8 = 0
+    private var pendingParams: [UInt8] = []
+    private var pendingNeeded = 0
+
+    /// A panel just powered: registers at their reset values, RAM holding noise (the datasheets leave
+    /// it undefined), so a driver that forgets to write a region is caught.
+    public init(model: PanelModel, powerOnSeed: UInt64 = 0x5EED) {
+        self.model = model
+        let c = model.controller
+        var state = powerOnSeed | 1
+        var noise = [UInt8](repeating: 0, count: c.ramColumns * c.ramPages)
+        for i in noise.indices {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            noise[i] = UInt8(truncatingIfNeeded: state)
+        }
+        ram = noise
+        contrast = c.kind == .ssd1306 || c.kind == .ssd1309 ? 0x7F : 0x80
+        multiplex = UInt8(c.comAlongColumns ? c.ramColumns - 1 : c.ramRows - 1)
+        chargePumpOn = c.kind != .ssd1306
+        columnWindow = 0...(c.ramColumns - 1)
+        pageWindow = 0...(c.ramPages - 1)
+    }
+
+    // MARK: stream decoding
+
+    /// Takes one I²C write (the bytes after the address byte).
+    public mutating func receive(_ bytes: [UInt8]) {
+        defer { transactions += 1; bytesReceived += bytes.count }
+        guard !bytes.isEmpty else {
+            report(0, "empty transaction: no control byte")
+            return
+        }
+        var i = 0
+        var pastEndReported = false
+        while i < bytes.count {
+            let control = bytes[i]
+            if control & 0x3F != 0 {
+                report(i, "control byte \(hex(control)) has bits other than Co and D/C set")
+            }
+            let continuation = control & 0x80 != 0
+            let isData = control & 0x40 != 0
+            i += 1
+            if i == bytes.count {
+                if continuation { report(i - 1, "control byte \(hex(control)) with Co set ends the transaction") }
+                break
+            }
+            let end = continuation ? i + 1 : bytes.count
+            while i < end {
+                if isData {
+                    if pendingNeeded > 0 {
+                        report(i, "data byte while command \(hex(pendingOpcode)) still waits for \(pendingNeeded) parameter byte(s)")
+                        clearPending()
+                    }
+                    write(bytes[i], at: i, pastEndReported: &pastEndReported)
+                } else {
+                    command(bytes[i], at: i)
+                }
+                i += 1
+            }
+        }
+        if pendingNeeded > 0 {
+            report(bytes.count - 1, "command \(hex(pendingOpcode)) is missing \(pendingNeeded) parameter byte(s) at the end of the transaction")
+            clearPending()
+        }
+    }
+
+    private mutating func clearPending() {
+        pendingNeeded = 0
+        pendingParams = []
+    }
+
+    private mutating func report(_ byteIndex: Int, _ message: String) {
+        // Keep the list bounded: a runaway stream must not eat the memory of a test or a preview.
+        if problems.count < 1000 {
+            problems.append(PanelProblem(transaction: transactions, byteIndex: byteIndex, message: message))
+        }
+    }
+
+    /// Forgets recorded problems (a test that provoked them on purpose).
+    public mutating func clearProblems() { problems = [] }
+
+    private mutating func write(_ value: UInt8, at index: Int, pastEndReported: inout Bool) {
+        let c = controller
+        if scrolling {
+            report(index, "RAM write while scrolling is active (SSD1306 §10.2.4 forbids it)")
+        }
+        if locked { return }
+        switch mode {
+        case .page:
+            if column >= c.ramColumns {
+                if !pastEndReported {
+                    report(index, "data past the last RAM column \(c.ramColumns - 1) of page \(page)")
+                    pastEndReported = true
+                }
+                return
+            }
+            store(value, column: column, page: page)
+            column += 1
+        case .horizontal:
+            store(value, column: column, page: page)
+            column += 1
+            if column > columnWindow.upperBound {
+                column = columnWindow.lowerBound
+                page = page >= pageWindow.upperBound ? pageWindow.lowerBound : page + 1
+            }
+        case .vertical:
+            store(value, column: column, page: page)
+            page += 1
+            if page > pageWindow.upperBound {
+                page = pageWindow.lowerBound
+                if c.hasAddressWindows {
+                    column = column >= columnWindow.upperBound ? columnWindow.lowerBound : column + 1
+                }
+            }
+        }
+    }
+
+    private mutating func store(_ value: UInt8, column col: Int, page p: Int) {
+        let c = controller
+        guard p >= 0, p < c.ramPages, col >= 0, col < c.ramColumns else { return }
+        let physical = c.remapAppliesAtWrite && segmentRemap ? c.ramColumns - 1 - col : col
+        ram[p * c.ramColumns + physical] = value
+    }
+
+    /// Parameter bytes each opcode takes on this controller, nil when the controller has no such command.
+    private func parameterCount(_ op: UInt8) -> Int? {
+        let c = controller
+        switch c.kind {
+        case .ssd1306, .ssd1309:
+            switch op {
+            case 0x00...0x1F, 0x2E, 0x2F, 0x40...0x7F, 0xA0, 0xA1, 0xA4...0xA7, 0xAE, 0xAF, 0xB0...0xB7,
+                 0xC0, 0xC8, 0xE3:
+                return 0
+            case 0x20, 0x81, 0xA8, 0xD3, 0xD5, 0xD9, 0xDA, 0xDB: return 1
+            case 0x21, 0x22, 0xA3: return 2
+            case 0x26, 0x27: return 6
+            case 0x29, 0x2A: return 5
+            case 0x8D: return c.kind == .ssd1306 ? 1 : nil
+            case 0xFD, 0xDC: return c.kind == .ssd1309 ? 1 : nil
+            default: return nil
+            }
+        case .sh1106:
+            switch op {
+            case 0x00...0x0F, 0x10...0x18, 0x30...0x33, 0x40...0x7F, 0xA0, 0xA1, 0xA4...0xA7, 0xAE, 0xAF,
+                 0xB0...0xB7, 0xC0...0xCF, 0xE0, 0xEE, 0xE3:
+                return 0
+            case 0x81, 0xA8, 0xAD, 0xD3, 0xD5, 0xD9, 0xDA, 0xDB: return 1
+            default: return nil
+            }
+        case .sh1107:
+            switch op {
+            case 0x00...0x0F, 0x10...0x17, 0x20, 0x21, 0xA0, 0xA1, 0xA4...0xA7, 0xAE, 0xAF, 0xB0...0xBF,
+                 0xC0...0xCF, 0xE0, 0xEE, 0xE3:
+                return 0
+            case 0x81, 0xA8, 0xAD, 0xD3, 0xD5, 0xD9, 0xDB, 0xDC: return 1
+            default: return nil
+            }
+        }
+    }
+
+    private mutating func command(_ byte: UInt8, at index: Int) {
+        if pendingNeeded > 0 {
+            pendingParams.append(byte)
+            pendingNeeded -= 1
+            if pendingNeeded == 0 {
+                let op = pendingOpcode
+                let params = pendingParams
+                pendingParams = []
+                execute(op, params, at: index)
+            }
+            return
+        }
+        guard let count = parameterCount(byte) else {
+            report(index, "unknown command \(hex(byte)) for \(controller.kind)")
+            return
+        }
+        if count == 0 {
+            execute(byte, [], at: index)
+        } else {
+            pendingOpcode = byte
+            pendingNeeded = count
+            pendingParams = []
+        }
+    }
+
+    private mutating func execute(_ op: UInt8, _ p: [UInt8], at index: Int) {
+        let c = controller
+        // SSD1309 §10.22: a locked chip ignores everything but the unlock command.
+        if locked {
+            if op == 0xFD, p.first.map({ $0 & 0x04 == 0 }) == true { locked = false }
+            return
+        }
+        switch op {
+        case 0x00...0x0F:
+            column = (column & 0xF0) | Int(op & 0x0F)
+            if c.hasAddressWindows && mode != .page {
+                report(index, "\(hex(op)) sets the column only in page addressing mode (SSD1306 §10.1.1)")
+            }
+        case 0x10...0x1F:
+            column = (column & 0x0F) | (Int(op & 0x0F) << 4)
+            if c.hasAddressWindows && mode != .page {
+                report(index, "\(hex(op)) sets the column only in page addressing mode (SSD1306 §10.1.2)")
+            }
+        case 0x20 where c.kind == .sh1107, 0x21 where c.kind == .sh1107:
+            mode = op == 0x20 ? .page : .vertical
+        case 0x20:
+            switch p[0] & 0x03 {
+            case 0: mode = .horizontal
+            case 1: mode = .vertical
+            case 2: mode = .page
+            default: report(index, "20h parameter \(hex(p[0])) is invalid (SSD1306 §10.1.3)")
+            }
+        case 0x21:
+            let a = Int(p[0] & 0x7F), b = Int(p[1] & 0x7F)
+            if a > b { report(index, "column window \(a)...\(b) is reversed") }
+            columnWindow = a...max(a, b)
+            column = a
+        case 0x22:
+            let a = Int(p[0] & 0x07), b = Int(p[1] & 0x07)
+            if a > b { report(index, "page window \(a)...\(b) is reversed") }
+            pageWindow = a...max(a, b)
+            page = a
+        case 0x26, 0x27, 0x29, 0x2A, 0xA3, 0xD5, 0xD9, 0xDB, 0xE3, 0xE0, 0xEE, 0x30...0x33:
+            break  // timing, scroll set-up, voltages: nothing the image depends on
+        case 0xDC where c.kind == .ssd1309:
+            break  // SSD1309 GPIO
+        case 0x2E: scrolling = false
+        case 0x2F: scrolling = true
+        case 0x40...0x7F: startLine = Int(op & 0x3F)
+        case 0xDC: startLine = Int(p[0] & 0x7F)
+        case 0x81: contrast = p[0]
+        case 0x8D: chargePumpOn = p[0] & 0x04 != 0
+        case 0xAD:
+            // SH1106: 8Ah/8Bh; SH1107: 80h/81h. Bit 0 switches the converter.
+            chargePumpOn = p[0] & 0x01 != 0
+        case 0xA0, 0xA1: segmentRemap = op == 0xA1
+        case 0xA4, 0xA5: entireDisplayOn = op == 0xA5
+        case 0xA6, 0xA7: inverted = op == 0xA7
+        case 0xA8:
+            let limit = c.comAlongColumns ? 127 : 63
+            if p[0] > limit || (c.kind != .sh1107 && p[0] < 15) {
+                report(index, "multiplex ratio \(hex(p[0])) is out of range")
+            }
+            multiplex = min(p[0], UInt8(limit))
+        case 0xAE, 0xAF:
+            displayOn = op == 0xAF
+            if displayOn && !chargePumpOn {
+                report(index, "display switched on with the \(c.kind == .ssd1306 ? "charge pump" : "DC-DC converter") off: the glass stays dark")
+            }
+        case 0xB0...0xBF:
+            page = Int(op & 0x0F)
+            if c.hasAddressWindows && mode != .page {
+                report(index, "\(hex(op)) sets the page only in page addressing mode (SSD1306 §10.1.13)")
+            }
+        case 0xC0...0xCF: comReversed = op & 0x08 != 0
+        case 0xD3: displayOffset = p[0] & (c.comAlongColumns ? 0x7F : 0x3F)
+        case 0xDA:
+            comPins = p[0]
+            if let expected = model.comPins, p[0] != expected {
+                report(index, "COM pins configuration \(hex(p[0])) does not match this panel's wiring \(hex(expected)): rows would interleave")
+            }
+        case 0xFD: locked = p[0] & 0x04 != 0
+        default:
+            report(index, "unhandled command \(hex(op))")
+        }
+    }
+
+    // MARK: what the glass shows
+
+    /// The image a person would see on the glass, in the panel's rotation-0 orientation.
+    public var image: Bitmap {
+        var out = Bitmap(width: model.width, height: model.height)
+        guard displayOn, chargePumpOn else { return out }
+        let c = controller
+        let segCount = c.comAlongColumns ? c.ramRows : c.ramColumns
+        let lineCount = c.comAlongColumns ? c.ramColumns : c.ramRows
+        let segOffset = c.comAlongColumns ? 0 : model.columnOffset
+        let panelLines = Int(model.multiplex) + 1
+        let driven = Int(multiplex) + 1
+        for y in 0..<model.height {
+            for x in 0..<model.width {
+                let s = c.comAlongColumns ? y : x
+                let l = c.comAlongColumns ? x : y
+                // Which segment and COM pin reach this spot of the glass.
+                let seg = model.mountedReversed ? segCount - 1 - segOffset - s : segOffset + s
+                let com = model.mountedReversed ? panelLines - 1 - l : l
+                guard seg >= 0, seg < segCount, com >= 0, com < driven else { continue }
+                var lit: Bool
+                if entireDisplayOn {
+                    lit = true
+                } else {
+                    let segCoord = c.remapAppliesAtWrite || !segmentRemap ? seg : segCount - 1 - seg
+                    let line = comReversed ? driven - 1 - com : com
+                    let lineCoord = (line + startLine + Int(displayOffset)) % lineCount
+                    let (col, row) = c.comAlongColumns ? (lineCoord, segCoord) : (segCoord, lineCoord)
+                    lit = ram[(row >> 3) * c.ramColumns + col] & (1 << UInt8(row & 7)) != 0
+                    if inverted { lit.toggle() }
+                }
+                if lit { out[x, y] = true }
+            }
+        }
+        return out
+    }
+
+    private func hex(_ v: UInt8) -> String { I2CError.hex2(v).uppercased() + "h" }
+}

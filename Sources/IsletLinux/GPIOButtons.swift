@@ -1,0 +1,123 @@
+import CGPIOD
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Buttons on GPIO lines through libgpiod: inputs with a bias (pull-up by default, for a button
+/// between the GPIO and GND), active-low, both edges with kernel timestamps. All lines' event
+/// descriptors sit in one epoll instance whose descriptor is `fileDescriptor`, so the daemon
+/// watches one descriptor however many buttons there are.
+public final class GPIOButtons: ButtonSource {
+    /// One configured button.
+    public struct Line: Hashable, Sendable {
+        public var button: String
+        public var spec: GPIOLineSpec
+        public init(button: String, spec: GPIOLineSpec) {
+            self.button = button
+            self.spec = spec
+        }
+    }
+
+    public let buttons: [String]
+    public let fileDescriptor: Int32
+    /// Where each button was found, e.g. "toggle" → "gpiochip0:17 (GPIO17)", for the log.
+    public let resolved: [(button: String, chip: String, offset: UInt32, name: String)]
+    private let lines: Mutex<[(button: String, line: any GPIOInputLine)]>
+
+    /// Finds and requests every line; fails with a message naming what exists instead.
+    public init(lines wanted: [Line], bias: GPIOBias = .pullUp, activeLow: Bool = true,
+                consumer: String = "isletd", backend: any GPIOBackend = LibgpiodBackend()) throws(GPIOError) {
+        let chips = try backend.describeAllChips()
+        var seen: [String: [String]] = [:]
+        var found: [(button: String, chip: GPIOChipInfo, offset: UInt32)] = []
+        for w in wanted {
+            let (chip, offset) = try w.spec.resolve(in: chips)
+            seen["\(chip.name):\(offset)", default: []].append(w.button)
+            found.append((w.button, chip, offset))
+        }
+        if let (line, users) = seen.first(where: { $0.value.count > 1 }) {
+            throw .lineUsedTwice(line: line, users: users)
+        }
+        let ep = islet_gpio_watch_create()
+        guard ep >= 0 else { throw .system(operation: "creating the epoll watch for", path: "GPIO buttons", errno: GPIOErrno(-ep)) }
+        var requested: [(button: String, line: any GPIOInputLine)] = []
+        for (index, f) in found.enumerated() {
+            let name = f.chip.lines[Int(f.offset)].name
+            let label = name.isEmpty ? "\(f.chip.name):\(f.offset)" : name
+            let line: any GPIOInputLine
+            do {
+                line = try backend.requestInput(chip: f.chip.path, offset: f.offset, bias: bias,
+                                                activeLow: activeLow, consumer: consumer)
+            } catch {
+                close(ep)
+                throw backend.meaning(of: error, opening: f.chip.path, line: label, chip: f.chip, offset: f.offset)
+            }
+            let r = islet_gpio_watch_add(ep, line.fileDescriptor, UInt32(index))
+            guard r == 0 else {
+                close(ep)
+                throw .system(operation: "watching line \(label) of", path: f.chip.path, errno: GPIOErrno(-r))
+            }
+            requested.append((f.button, line))
+        }
+        self.buttons = wanted.map(\.button)
+        self.fileDescriptor = ep
+        self.resolved = found.map { ($0.button, $0.chip.name, $0.offset, $0.chip.lines[Int($0.offset)].name) }
+        self.lines = Mutex(requested)
+    }
+
+    deinit { close(fileDescriptor) }
+
+    public func readEdges() throws(GPIOError) -> [ButtonEdge] {
+        var ready = [UInt32](repeating: 0, count: 32)
+        let n = islet_gpio_watch_ready(fileDescriptor, &ready, Int32(ready.count))
+        guard n >= 0 else { throw .system(operation: "epoll_wait on", path: "GPIO buttons", errno: GPIOErrno(-n)) }
+        let indices = ready.prefix(Int(n)).map { Int($0) }
+        let result: Result<[ButtonEdge], GPIOError> = lines.withLock { lines in
+            var edges: [ButtonEdge] = []
+            for i in indices where i < lines.count {
+                do throws(GPIOErrno) {
+                    for raw in try lines[i].line.readEdges() {
+                        edges.append(ButtonEdge(button: lines[i].button, pressed: raw.rising,
+                                                timestampNanoseconds: raw.timestampNanoseconds))
+                    }
+                } catch {
+                    return .failure(.system(operation: "reading edges of button \(lines[i].button) from", path: "GPIO", errno: error))
+                }
+            }
+            return .success(edges)
+        }
+        // Lines are read one after another: merge them into time order.
+        return try result.get().sorted { $0.timestampNanoseconds < $1.timestampNanoseconds }
+    }
+}
+
+/// An output line (the chime's buzzer or LED), active high or low.
+public final class GPIOOutput: Sendable {
+    public let lineDescription: String
+    private let line: Mutex<any GPIOOutputLine>
+
+    public init(spec: GPIOLineSpec, activeLow: Bool, consumer: String = "isletd",
+                backend: any GPIOBackend = LibgpiodBackend()) throws(GPIOError) {
+        let chips = try backend.describeAllChips()
+        let (chip, offset) = try spec.resolve(in: chips)
+        let name = chip.lines[Int(offset)].name
+        let label = name.isEmpty ? "\(chip.name):\(offset)" : name
+        do {
+            let l = try backend.requestOutput(chip: chip.path, offset: offset, activeLow: activeLow, consumer: consumer)
+            line = Mutex(l)
+        } catch {
+            throw backend.meaning(of: error, opening: chip.path, line: label, chip: chip, offset: offset)
+        }
+        lineDescription = label
+    }
+
+    /// Drives the line active (sounding) or inactive.
+    public func set(active: Bool) throws(GPIOError) {
+        let r: GPIOErrno? = line.withLock { l -> GPIOErrno? in
+            do throws(GPIOErrno) { try l.set(active: active) } catch { return error }
+            return nil
+        }
+        if let r { throw .system(operation: "setting chime line \(lineDescription)", path: "", errno: r) }
+    }
+}

@@ -1,0 +1,130 @@
+@preconcurrency import CFreeType
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A font that could not be loaded; the text names the file and the Debian package to install.
+public enum FontError: Error, Hashable, Sendable, CustomStringConvertible {
+    case missing(path: String, debianPackage: String)
+    case unreadable(path: String, freeTypeError: Int32)
+    case freeTypeInit(Int32)
+
+    public var description: String {
+        switch self {
+        case .missing(let p, let pkg):
+            "font file \(p) not found: install the Debian package \(pkg) (apt-get install \(pkg)), or point ISLET_FONT_DIR at a directory holding it"
+        case .unreadable(let p, let e):
+            "font file \(p) could not be loaded by FreeType (error \(e)): reinstall its package"
+        case .freeTypeInit(let e):
+            "FreeType could not start (error \(e)): check libfreetype6"
+        }
+    }
+}
+
+/// One glyph as row bit masks (bit x is pixel x from the left), with its placement.
+struct Glyph {
+    var width: Int
+    var height: Int
+    /// From the pen position to the bitmap's left edge.
+    var left: Int
+    /// From the baseline up to the bitmap's top row.
+    var top: Int
+    var advance: Int
+    /// Index of the first row mask in the face's pool.
+    var rowStart: Int
+}
+
+/// A bitmap face with its glyph cache. Glyphs are rendered once, on first use, into one pool of
+/// row masks, so drawing a cached glyph touches no allocator.
+struct Face {
+    let face: FT_Face
+    let path: String
+    /// Baseline distance from the top of a line, and the line height, in pixels.
+    let ascent: Int
+    let lineHeight: Int
+    private var cache: [UInt32: Glyph?] = [:]
+    private(set) var rows: [UInt32] = []
+
+    init(library: FT_Library, path: String, pixelHeight: Int?, package: String) throws(FontError) {
+        guard access(path, R_OK) == 0 else { throw .missing(path: path, debianPackage: package) }
+        var f: FT_Face?
+        let err = FT_New_Face(library, path, 0, &f)
+        guard err == 0, let f else { throw .unreadable(path: path, freeTypeError: err) }
+        // Bitmap-only faces (PCF, OTB) carry fixed strikes: select the one of the wanted height.
+        let strikes = Int(f.pointee.num_fixed_sizes)
+        if strikes > 0, let sizes = f.pointee.available_sizes {
+            var pick = 0
+            if let want = pixelHeight {
+                for i in 0..<strikes where Int(sizes[i].height) == want { pick = i }
+            }
+            FT_Select_Size(f, Int32(pick))
+        } else if let want = pixelHeight {
+            FT_Set_Pixel_Sizes(f, 0, FT_UInt(want))
+        }
+        let m = f.pointee.size.pointee.metrics
+        self.face = f
+        self.path = path
+        self.ascent = Int(m.ascender >> 6)
+        self.lineHeight = max(1, Int((m.ascender - m.descender) >> 6))
+        rows.reserveCapacity(4096)
+    }
+
+    func done() { FT_Done_Face(face) }
+
+    // FT_LOAD_TARGET_MONO is a function-like macro (FT_LOAD_TARGET_(FT_RENDER_MODE_MONO)):
+    // (mode & 15) << 16. FT_LOAD_RENDER is 1 << 2.
+    private static let loadFlags = Int32(FT_LOAD_RENDER) | Int32((FT_RENDER_MODE_MONO.rawValue & 15) << 16)
+
+    /// The glyph for a code point, or nil when the face has none.
+    mutating func glyph(_ cp: UInt32) -> Glyph? {
+        if let hit = cache[cp] { return hit }
+        let g = load(cp)
+        cache[cp] = .some(g)
+        return g
+    }
+
+    func has(_ cp: UInt32) -> Bool { FT_Get_Char_Index(face, FT_ULong(cp)) != 0 }
+
+    private mutating func load(_ cp: UInt32) -> Glyph? {
+        let index = FT_Get_Char_Index(face, FT_ULong(cp))
+        guard index != 0, FT_Load_Glyph(face, index, Self.loadFlags) == 0, let slot = face.pointee.glyph else { return nil }
+        if slot.pointee.format != FT_GLYPH_FORMAT_BITMAP, FT_Render_Glyph(slot, FT_RENDER_MODE_MONO) != 0 { return nil }
+        let bm = slot.pointee.bitmap
+        let w = min(Int(bm.width), 32), h = Int(bm.rows)
+        let g = Glyph(width: w, height: h, left: Int(slot.pointee.bitmap_left), top: Int(slot.pointee.bitmap_top),
+                      advance: Int(slot.pointee.advance.x >> 6), rowStart: rows.count)
+        let pitch = Int(bm.pitch)
+        for y in 0..<h {
+            var mask: UInt32 = 0
+            if let buf = bm.buffer {
+                let row = buf + y * pitch
+                for x in 0..<w {
+                    let byte: UInt8
+                    if bm.pixel_mode == UInt8(FT_PIXEL_MODE_MONO.rawValue) {
+                        byte = row[x >> 3] & (0x80 >> UInt8(x & 7))
+                    } else {
+                        byte = row[x] >= 128 ? 1 : 0
+                    }
+                    if byte != 0 { mask |= 1 << UInt32(x) }
+                }
+            }
+            rows.append(mask)
+        }
+        return g
+    }
+}
+
+/// Where the fonts live, and which Debian package ships each.
+public enum FontFiles {
+    public static let defaultDirectory = "/usr/share/fonts/X11/misc"
+    public static let otbDirectory = "/usr/share/fonts/opentype/terminus"
+    /// The Terminus heights shipped by xfonts-terminus.
+    public static let terminusSizes = [12, 14, 16, 18, 20, 22, 24, 28, 32]
+
+    /// `ISLET_FONT_DIR` when set and not empty, else Debian's X11 misc font directory.
+    public static func directory(override: String?) -> String {
+        if let o = override, !o.isEmpty { return o }
+        if let e = getenv("ISLET_FONT_DIR"), e.pointee != 0 { return String(cString: e) }
+        return defaultDirectory
+    }
+}

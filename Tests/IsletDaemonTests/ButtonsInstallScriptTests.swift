@@ -1,0 +1,135 @@
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// scripts/install.sh and scripts/uninstall.sh, run for real into a DESTDIR staging tree with
+// stand-in binaries, unit and example config. In DESTDIR mode the system steps (accounts, udev,
+// systemctl) are printed, not run, so this is safe on any machine.
+
+private let repoRoot: String = {
+    // …/Tests/IsletDaemonTests/ButtonsInstallScriptTests.swift → the package root.
+    var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+    parts.removeLast(3)
+    return parts.joined(separator: "/")
+}()
+
+@discardableResult
+private func sh(_ command: String) -> Int32 {
+    let status = system(command)
+    // system() returns a wait status: the exit code is in bits 8…15.
+    return status == -1 ? -1 : (status >> 8) & 0xff
+}
+
+private func contents(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(fd, &buf, buf.count)
+        if n <= 0 { break }
+        out += buf[..<n]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+private func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+private struct Stage {
+    let dir: String
+    var stage: String { "\(dir)/stage" }
+    var log: String { "\(dir)/log" }
+
+    init?() {
+        var template = Array("/tmp/islet-install-XXXXXX".utf8CString)
+        guard let d = template.withUnsafeMutableBufferPointer({ p -> String? in
+            guard let base = p.baseAddress, let made = mkdtemp(base) else { return nil }
+            return String(cString: made)
+        }) else { return nil }
+        dir = d
+        sh("""
+        mkdir -p '\(d)/bin' && printf '#!/bin/sh\\necho isletd\\n' > '\(d)/bin/isletd' \
+        && printf '#!/bin/sh\\necho isletctl\\n' > '\(d)/bin/isletctl' && chmod 755 '\(d)/bin/'* \
+        && printf '[Service]\\nExecStart=/usr/local/bin/isletd --config /etc/islet/isletd.conf\\n' > '\(d)/isletd.service' \
+        && printf '[buttons]\\ndebounce_ms = 30\\n' > '\(d)/isletd.conf.example'
+        """)
+    }
+
+    func run(_ script: String, _ env: String = "") -> Int32 {
+        sh("""
+        cd '\(repoRoot)' && env DESTDIR='\(stage)' PREFIX=/opt/islet SKIP_BUILD=1 BIN_DIR='\(dir)/bin' \
+        UNIT_SRC='\(dir)/isletd.service' CONFIG_EXAMPLE='\(dir)/isletd.conf.example' \(env) \
+        bash scripts/\(script).sh > '\(log)' 2>&1
+        """)
+    }
+
+    func remove() { sh("rm -rf '\(dir)'") }
+}
+
+@Suite(.serialized) struct ButtonsInstallScriptTests {
+    @Test func scriptsParse() {
+        #expect(sh("bash -n '\(repoRoot)/scripts/install.sh'") == 0)
+        #expect(sh("bash -n '\(repoRoot)/scripts/uninstall.sh'") == 0)
+    }
+
+    @Test func installPlacesEveryFileAndPrintsTheSystemSteps() throws {
+        guard let s = Stage() else { Issue.record("no temp dir"); return }
+        defer { s.remove() }
+        #expect(s.run("install") == 0, "\(contents(s.log) ?? "")")
+        #expect(sh("test -x '\(s.stage)/opt/islet/bin/isletd' && test -x '\(s.stage)/opt/islet/bin/isletctl'") == 0)
+        // The unit follows PREFIX.
+        #expect(contents("\(s.stage)/etc/systemd/system/isletd.service")?.contains("ExecStart=/opt/islet/bin/isletd") == true)
+        #expect(contents("\(s.stage)/etc/islet/isletd.conf") == "[buttons]\ndebounce_ms = 30\n")
+        #expect(contents("\(s.stage)/etc/udev/rules.d/60-islet-gpio.rules")?.contains("GROUP=\"gpio\"") == true)
+        #expect(contents("\(s.stage)/etc/modules-load.d/islet-i2c.conf")?.contains("i2c-dev") == true)
+        let log = contents(s.log) ?? ""
+        // Issue 6 §3: service user in i2c and gpio, udev applied, unit enabled and started.
+        #expect(log.contains("--groups i2c,gpio"))
+        #expect(log.contains("udevadm trigger"))
+        #expect(log.contains("systemctl enable --now isletd.service"))
+    }
+
+    @Test func anEditedConfigSurvivesReinstallAndUninstallButNotPurge() throws {
+        guard let s = Stage() else { Issue.record("no temp dir"); return }
+        defer { s.remove() }
+        #expect(s.run("install") == 0)
+        let conf = "\(s.stage)/etc/islet/isletd.conf"
+        sh("printf '[buttons]\\ndebounce_ms = 45\\n' > '\(conf)'")
+        sh("mkdir -p '\(s.stage)/var/lib/islet' && echo '{}' > '\(s.stage)/var/lib/islet/state.json'")
+        #expect(s.run("install") == 0)
+        #expect(contents(conf) == "[buttons]\ndebounce_ms = 45\n")
+        #expect(contents("\(conf).example") == "[buttons]\ndebounce_ms = 30\n")
+        #expect(contents(s.log)?.contains("keeping your") == true)
+
+        #expect(s.run("uninstall") == 0, "\(contents(s.log) ?? "")")
+        #expect(!exists("\(s.stage)/opt/islet/bin/isletd"))
+        #expect(!exists("\(s.stage)/etc/systemd/system/isletd.service"))
+        #expect(!exists("\(s.stage)/etc/udev/rules.d/60-islet-gpio.rules"))
+        #expect(contents(conf) == "[buttons]\ndebounce_ms = 45\n")
+        #expect(!exists("\(conf).example"))
+        #expect(exists("\(s.stage)/var/lib/islet/state.json"))
+
+        #expect(s.run("uninstall", "PURGE=1") == 0)
+        #expect(!exists(conf))
+        #expect(!exists("\(s.stage)/var/lib/islet"))
+        #expect(contents(s.log)?.contains("userdel") == true || sh("id -u islet >/dev/null 2>&1") != 0)
+    }
+
+    @Test func anUneditedConfigGoesWithUninstall() throws {
+        guard let s = Stage() else { Issue.record("no temp dir"); return }
+        defer { s.remove() }
+        #expect(s.run("install") == 0)
+        #expect(s.run("uninstall") == 0)
+        #expect(!exists("\(s.stage)/etc/islet"))
+    }
+
+    @Test func aDryRunChangesNothing() throws {
+        guard let s = Stage() else { Issue.record("no temp dir"); return }
+        defer { s.remove() }
+        #expect(s.run("install", "DRY_RUN=1") == 0)
+        #expect(!exists(s.stage))
+        #expect(contents(s.log)?.contains("+ install -m 0755") == true)
+    }
+}

@@ -1,0 +1,210 @@
+import Testing
+import IsletCore
+import IsletDaemon
+import IsletLinux
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Waits for `fd` to become readable, at most `ms` milliseconds: the daemon's poll, in small.
+private func readable(_ fd: Int32, within ms: Int32) -> Bool {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&p, 1, ms) == 1 && (p.revents & Int16(POLLIN)) != 0
+}
+
+/// A clock the test moves by hand.
+private final class FakeClock: Sendable {
+    let now = Mutex<UInt64>(0)
+    func read() -> UInt64 { now.withLock { $0 } }
+    func set(_ t: UInt64) { now.withLock { $0 = t } }
+}
+
+@Suite struct ButtonsMockTests {
+    @Test func aPressIsReadableAtOnceAndItsReleaseWhenDue() throws {
+        let clock = FakeClock()
+        clock.set(10_000_000_000)
+        let mock = try MockButtons(buttons: ["toggle", "reset"], clock: { clock.read() })
+        #expect(!readable(mock.fileDescriptor, within: 0))
+        try mock.press(button: "toggle", holdMilliseconds: 120)
+        // The press is due now: the descriptor is readable without waiting.
+        #expect(readable(mock.fileDescriptor, within: 1_000))
+        #expect(try mock.readEdges() == [ButtonEdge(button: "toggle", pressed: true, timestampNanoseconds: 10_000_000_000)])
+        #expect(mock.pendingCount == 1)
+        // Not yet due on the test's clock.
+        #expect(try mock.readEdges() == [])
+        clock.set(10_120_000_000)
+        #expect(try mock.readEdges() == [ButtonEdge(button: "toggle", pressed: false, timestampNanoseconds: 10_120_000_000)])
+        #expect(mock.pendingCount == 0)
+        #expect(!readable(mock.fileDescriptor, within: 0))
+    }
+
+    @Test func theDescriptorWakesThePollLoopAtTheRelease() throws {
+        // Real monotonic clock: the release 30 ms later must wake poll by itself.
+        let mock = try MockButtons(buttons: ["toggle"])
+        try mock.press(button: "toggle", holdMilliseconds: 30)
+        #expect(readable(mock.fileDescriptor, within: 1_000))
+        #expect(try mock.readEdges().map(\.pressed) == [true])
+        #expect(readable(mock.fileDescriptor, within: 2_000))
+        let release = try mock.readEdges()
+        #expect(release.map(\.pressed) == [false])
+        #expect((release.first?.timestampNanoseconds ?? 0) <= monotonicNanoseconds())
+    }
+
+    @Test func anUnknownButtonIsNamedWithTheKnownOnes() throws {
+        let mock = try MockButtons(buttons: ["toggle", "reset"])
+        #expect(throws: MockButtonError.unknownButton("pause", known: ["toggle", "reset"])) {
+            try mock.press(button: "pause")
+        }
+    }
+
+    @Test func scriptedEdgesComeOutInTimeOrder() throws {
+        let clock = FakeClock()
+        clock.set(1_000)
+        let mock = try MockButtons(buttons: ["a", "b"], clock: { clock.read() })
+        try mock.enqueue([ButtonEdge(button: "b", pressed: true, timestampNanoseconds: 500),
+                          ButtonEdge(button: "a", pressed: true, timestampNanoseconds: 100),
+                          ButtonEdge(button: "a", pressed: false, timestampNanoseconds: 2_000)])
+        #expect(try mock.readEdges().map(\.timestampNanoseconds) == [100, 500])
+    }
+
+    // MARK: mock presses through the interpreter into the core (issue 6 §4)
+
+    private let session = ActivityAttributes(kind: .countdown(cycle: .seconds(60), cycles: 3),
+                                             cycleEndInterval: .seconds(5))
+
+    /// Presses `button` for `hold` ms at `t` seconds and applies what the default map makes of it.
+    private func press(_ button: String, at t: Int64, hold: UInt64 = 100, on activity: Activity?,
+                       interpreter i: inout ButtonInterpreter) throws -> Transition {
+        let ns = UInt64(t) * 1_000_000_000
+        var commands = i.handle([ButtonEdge(button: button, pressed: true, timestampNanoseconds: ns)])
+        commands += i.advance(to: ns + hold * 1_000_000)
+        commands += i.handle([ButtonEdge(button: button, pressed: false, timestampNanoseconds: ns + hold * 1_000_000)])
+        var current = Transition(activity: activity, effects: [])
+        for c in commands {
+            let now = Instant(milliseconds: Int64(c.event.timestampNanoseconds / 1_000_000))
+            current = try TimerMachine.apply(c.action.intent(defaultSession: session), to: current.activity, now: now)
+        }
+        return current
+    }
+
+    @Test func toggleStartsPausesAndResumes() throws {
+        var i = ButtonInterpreter()
+        let started = try press("toggle", at: 0, on: nil, interpreter: &i)
+        #expect(started.phase == .running)
+        let paused = try press("toggle", at: 10, on: started.activity, interpreter: &i)
+        #expect(paused.phase == .paused)
+        // A press during the pause resumes.
+        let resumed = try press("toggle", at: 20, on: paused.activity, interpreter: &i)
+        #expect(resumed.phase == .running)
+        #expect(resumed.effects == [.resumed])
+    }
+
+    @Test func aPressDuringCycleEndHoldsTheSession() throws {
+        var i = ButtonInterpreter()
+        let started = try press("toggle", at: 0, on: nil, interpreter: &i)
+        // Cycle 1 ends at 60 s; the cycle-end pause lasts 5 s. A press at 62 s pauses before cycle 2.
+        let held = try press("toggle", at: 62, on: started.activity, interpreter: &i)
+        #expect(held.phase == .paused)
+        #expect(held.activity?.content.cycle == 2)
+        #expect(ChimeCue.decide(effects: held.effects, phase: held.phase) == .silence)
+    }
+
+    @Test func aLongPressOfToggleExpandsWithoutPausing() throws {
+        var i = ButtonInterpreter()
+        let started = try press("toggle", at: 0, on: nil, interpreter: &i)
+        let expanded = try press("toggle", at: 10, hold: 900, on: started.activity, interpreter: &i)
+        #expect(expanded.effects == [.expanded])
+        #expect(expanded.phase == .running)
+    }
+
+    @Test func resetNeedsAHold() throws {
+        var i = ButtonInterpreter()
+        let started = try press("toggle", at: 0, on: nil, interpreter: &i)
+        let brushed = try press("reset", at: 5, hold: 200, on: started.activity, interpreter: &i)
+        #expect(brushed.phase == .running)
+        let reset = try press("reset", at: 6, hold: 1_000, on: brushed.activity, interpreter: &i)
+        #expect(reset.phase == .idle)
+        #expect(reset.effects == [.ended(.immediate), .dismissed])
+    }
+}
+
+@Suite struct ButtonsTargetTests {
+    private let session = ActivityAttributes(timerID: "meditation", kind: .countdown(cycle: .seconds(60), cycles: 1))
+    private func activity(_ id: String, startedAt ms: Int64) -> Activity {
+        Activity(attributes: ActivityAttributes(timerID: id, kind: .stopwatch),
+                 content: ContentState(display: .running(reference: Instant(milliseconds: ms))),
+                 startedAt: Instant(milliseconds: ms))
+    }
+    private func command(_ action: ButtonAction, _ timer: String? = nil) -> ButtonCommand {
+        ButtonCommand(action: action, timerID: timer, event: GestureEvent(button: "toggle", gesture: .press, timestampNanoseconds: 0))
+    }
+
+    @Test func theMostRecentlyStartedActivityIsTheTarget() {
+        let list = [activity("tea", startedAt: 5_000), activity("yoga", startedAt: 9_000), activity("bread", startedAt: 1_000)]
+        #expect(command(.pause).target(activities: list, defaultSession: session) == "yoga")
+    }
+
+    @Test func aTimerIDInTheMapWins() {
+        let list = [activity("tea", startedAt: 5_000)]
+        #expect(command(.pause, "kitchen").target(activities: list, defaultSession: session) == "kitchen")
+    }
+
+    @Test func withNoActivityOnlyAToggleHasATarget() {
+        #expect(command(.toggle).target(activities: [], defaultSession: session) == "meditation")
+        #expect(command(.reset).target(activities: [], defaultSession: session) == nil)
+    }
+
+    @Test func keyboardLettersPressAndCapitalsHold() {
+        let buttons = ["toggle", "reset", "expand"]
+        #expect(MockButtons.keyPress(for: "t", buttons: buttons)?.button == "toggle")
+        #expect((MockButtons.keyPress(for: "t", buttons: buttons)?.holdMilliseconds ?? 0) < 800)
+        #expect(MockButtons.keyPress(for: "R", buttons: buttons)?.button == "reset")
+        #expect((MockButtons.keyPress(for: "R", buttons: buttons)?.holdMilliseconds ?? 0) >= 800)
+        #expect(MockButtons.keyPress(for: "x", buttons: buttons) == nil)
+        // A hold from the keyboard must be a long press for the recognizer.
+        var r = GestureRecognizer()
+        let hold = MockButtons.keyPress(for: "E", buttons: buttons)?.holdMilliseconds ?? 0
+        let events = r.feed([ButtonEdge(button: "expand", pressed: true, timestampNanoseconds: 0),
+                             ButtonEdge(button: "expand", pressed: false, timestampNanoseconds: hold * 1_000_000)])
+        #expect(events.map(\.gesture) == [.press, .longPress, .release])
+    }
+}
+
+/// The daemon's loop in small, with real descriptors and the real clock: poll the source's
+/// descriptor, wake at the interpreter's deadline, collect commands.
+@Suite struct ButtonsPollLoopTests {
+    private func run(_ mock: MockButtons, _ interpreter: inout ButtonInterpreter, until done: ([ButtonCommand]) -> Bool) throws -> [ButtonCommand] {
+        var commands: [ButtonCommand] = []
+        let giveUp = monotonicNanoseconds() + 3_000_000_000
+        while !done(commands), monotonicNanoseconds() < giveUp {
+            let now = monotonicNanoseconds()
+            let wait = interpreter.nextDeadline.map { $0 > now ? Int32(min(($0 - now) / 1_000_000 + 1, 1_000)) : 0 } ?? 1_000
+            var p = pollfd(fd: mock.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, wait) == 1 { commands += interpreter.handle(try mock.readEdges()) }
+            commands += interpreter.advance(to: monotonicNanoseconds())
+        }
+        return commands
+    }
+
+    @Test func aShortTogglePressTogglesAtItsRelease() throws {
+        let mock = try MockButtons(buttons: ButtonConfig().buttons)
+        var interpreter = ButtonInterpreter()
+        try mock.press(button: "toggle", holdMilliseconds: 60)
+        let commands = try run(mock, &interpreter) { !$0.isEmpty }
+        #expect(commands.map(\.action) == [.toggle])
+        #expect(!interpreter.recognizer.isHeld("toggle"))
+    }
+
+    @Test func aHeldResetFiresWhileStillHeld() throws {
+        let mock = try MockButtons(buttons: ButtonConfig().buttons)
+        // A short long-press time keeps the test quick; the release is far later.
+        var interpreter = ButtonInterpreter(longPressMilliseconds: 150)
+        try mock.press(button: "reset", holdMilliseconds: 2_000)
+        let commands = try run(mock, &interpreter) { !$0.isEmpty }
+        #expect(commands.map(\.action) == [.reset])
+        // It fired on the deadline, with the release still queued.
+        #expect(mock.pendingCount == 1)
+        #expect(interpreter.recognizer.isHeld("reset"))
+    }
+}

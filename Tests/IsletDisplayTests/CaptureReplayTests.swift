@@ -1,0 +1,150 @@
+import Testing
+import IsletDisplay
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func temporaryPath(_ name: String) -> String {
+    "/tmp/islet-display-test-\(getpid())-\(name)"
+}
+
+func readFile(_ path: String) -> String? {
+    guard let f = fopen(path, "r") else { return nil }
+    defer { fclose(f) }
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = fread(&buf, 1, buf.count, f)
+        if n <= 0 { break }
+        out += buf[0..<n]
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+func writeFile(_ path: String, _ text: String) {
+    guard let f = fopen(path, "w") else { return }
+    _ = text.withCString { fputs($0, f) }
+    fclose(f)
+}
+
+@Suite struct CaptureTests {
+    @Test func linesFollowTheFormat() throws {
+        let clock = ManualClock()
+        clock.set(5_000)
+        let model = try #require(PanelModel.find(.ssd1306, width: 128, height: 32))
+        let bus = MockI2CBus(panel: model, clock: clock.read)
+        let path = temporaryPath("capture.txt")
+        writeFile(path, "stale content that must be truncated\n")
+        try bus.startCapture(to: path)
+        clock.advance(1_500)
+        try bus.write(address: 0x3C, bytes: [0x00, 0xAE, 0x8D, 0x14])
+        clock.advance(250)
+        try bus.write(address: 0x3C, bytes: [0x40, 0xFF, 0x0A])
+        bus.failTransaction(2, errno: EREMOTEIO)
+        clock.advance(1)
+        #expect(throws: I2CError.self) { try bus.write(address: 0x3C, bytes: [0x00, 0xAF]) }
+        bus.stopCapture()
+        let text = try #require(readFile(path))
+        let lines = text.split(separator: "\n").map(String.init)
+        // Format from the issue: "<ns since open> <2-hex address> <2-hex bytes separated by spaces>".
+        #expect(lines.count == 4)
+        #expect(lines[0].hasPrefix("#"))
+        #expect(lines[1] == "1500 3c 00 ae 8d 14")
+        #expect(lines[2] == "1750 3c 40 ff 0a")
+        #expect(lines[3].hasPrefix("# 1751 3c failed"))
+        let records = try CaptureFormat.parse(text)
+        #expect(records == [
+            CaptureRecord(nanoseconds: 1500, address: 0x3C, bytes: [0x00, 0xAE, 0x8D, 0x14]),
+            CaptureRecord(nanoseconds: 1750, address: 0x3C, bytes: [0x40, 0xFF, 0x0A]),
+        ])
+        unlink(path)
+    }
+
+    @Test func parseErrorsNameTheLine() {
+        #expect(throws: CaptureError(file: "c.txt", line: 3, message: "byte 2 `AE` is not two lowercase hex digits")) {
+            _ = try CaptureFormat.parse("# comment\n10 3c 00 ae\n20 3c 00 AE\n", file: "c.txt")
+        }
+        #expect(throws: CaptureError.self) { _ = try CaptureFormat.parse("10 0x3c 00\n") }
+        #expect(throws: CaptureError.self) { _ = try CaptureFormat.parse("10 3c\n") }
+        #expect(throws: CaptureError.self) { _ = try CaptureFormat.parse("20 3c 00\n10 3c 00\n") }
+        #expect(throws: CaptureError.self) { _ = try CaptureFormat.parse("-1 3c 00\n") }
+    }
+}
+
+@Suite struct ReplayTests {
+    /// A capture written by hand from the SSD1306 datasheet: bring-up, a 2×1-page window, two bytes.
+    let capture = """
+        # hand-written: SSD1306 128x32
+        0 3c 00 ae a8 1f da 02 8d 14 a1 c8 20 00
+        1000000 3c 00 21 00 7f 22 00 03
+        2000000 3c 40 \(Array(repeating: "00", count: 512).joined(separator: " "))
+        3000000 3c 00 21 05 06 22 01 01 af
+        4000000 3c 40 ff 81
+
+        """
+
+    @Test func replayWritesTheImageAPersonWouldSee() throws {
+        let input = temporaryPath("replay.txt"), output = temporaryPath("replay.pbm")
+        writeFile(input, capture)
+        let status = ReplayCommand.run(arguments: [input, "--controller", "ssd1306", "--size", "128x32", "-o", output])
+        #expect(status == 0)
+        let text = try #require(readFile(output))
+        let image = try #require(ImageFile.parsePBM(text))
+        // Column 5 page 1 = FFh: rows 8–15; column 6 = 81h: rows 8 and 15.
+        var expected = Bitmap(width: 128, height: 32)
+        for y in 8...15 { expected[5, y] = true }
+        expected[6, 8] = true
+        expected[6, 15] = true
+        #expect(image == expected)
+        unlink(input); unlink(output)
+    }
+
+    @Test func replayLibraryCountsBytesAndRate() throws {
+        let records = try CaptureFormat.parse(capture)
+        let r = Replay.run(records, model: try #require(PanelModel.find(.ssd1306, width: 128, height: 32)))
+        #expect(r.transactions == 5)
+        #expect(r.bytes == 12 + 7 + 513 + 8 + 3)
+        #expect(r.durationNanoseconds == 4_000_000)
+        #expect(r.transactionsPerSecond == 1250)
+        #expect(r.problems.isEmpty)
+    }
+
+    @Test func badArgumentsExit64() {
+        #expect(ReplayCommand.run(arguments: []) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "st7735", "--size", "128x32", "-o", "o.pbm"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "ssd1306", "--size", "100x10", "-o", "o.pbm"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "ssd1306", "--size", "128x32"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "sh1106", "--size", "128x64", "--col-offset", "9", "-o", "o.pbm"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "sh1107", "--size", "64x128", "--col-offset", "2", "-o", "o.pbm"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "y.txt", "--controller", "ssd1306", "--size", "128x32", "-o", "o.pbm"]) == 64)
+        #expect(ReplayCommand.run(arguments: ["x.txt", "--controller", "ssd1306", "--size", "128x32", "--fast", "-o", "o.pbm"]) == 64)
+    }
+
+    @Test func malformedCaptureExits65AndMissingFile66() {
+        let input = temporaryPath("bad.txt")
+        writeFile(input, "0 3c 00 zz\n")
+        #expect(ReplayCommand.run(arguments: [input, "--controller", "ssd1306", "--size", "128x32", "-o", temporaryPath("o.pbm")]) == 65)
+        #expect(ReplayCommand.run(arguments: [temporaryPath("missing.txt"), "--controller", "ssd1306", "--size", "128x32", "-o", temporaryPath("o.pbm")]) == 66)
+        unlink(input)
+    }
+
+    @Test func replayOfADriverCaptureMatchesTheFrame() throws {
+        // Capture a driver session on the mock bus, then replay it: the same image comes back.
+        let model = try #require(PanelModel.find(.sh1106, width: 128, height: 64))
+        let bus = MockI2CBus(panel: model, transport: .smbusBlock)
+        let path = temporaryPath("session.txt")
+        try bus.startCapture(to: path)
+        var d = PanelDriver(bus: bus, panel: model)
+        var f = Bitmap(width: 128, height: 64)
+        fillRect(&f, x: 0, y: 0, w: 128, h: 1)
+        fillRect(&f, x: 20, y: 20, w: 30, h: 11)
+        _ = try d.flush(f)
+        f[127, 63] = true
+        _ = try d.flush(f)
+        bus.stopCapture()
+        let r = try Replay.run(file: path, model: model)
+        #expect(r.image == f)
+        #expect(r.problems.isEmpty)
+        unlink(path)
+    }
+}

@@ -1,0 +1,193 @@
+import Testing
+import Synchronization
+import IsletLinux
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replaces the C calls under LinuxI2CBus: records what would reach the kernel, fails on demand,
+/// and can feed successful writes into an emulated panel.
+final class FakeI2CSystem: I2CSystem, Sendable {
+    enum Call: Equatable {
+        case open(String), close(Int32), funcs, slave(UInt8), plain(UInt8, [UInt8]), smbus(UInt8, [UInt8])
+    }
+    struct State {
+        var calls: [Call] = []
+        var openErrno: Int32? = nil
+        var funcsErrno: Int32? = nil
+        var funcs: UInt = 0
+        var writeErrno: [UInt8: Int32] = [:]
+        var panel: EmulatedPanel? = nil
+    }
+    let state: Mutex<State>
+
+    init(funcs: UInt, panel: PanelModel? = nil) {
+        var s = State()
+        s.funcs = funcs
+        s.panel = panel.map { EmulatedPanel(model: $0) }
+        state = Mutex(s)
+    }
+
+    var calls: [Call] { state.withLock { $0.calls } }
+
+    func open(_ path: String) -> Result<Int32, I2CSystemErrno> {
+        state.withLock { s in
+            s.calls.append(.open(path))
+            if let e = s.openErrno { return .failure(I2CSystemErrno(e)) }
+            return .success(7)
+        }
+    }
+    func close(_ fd: Int32) { state.withLock { $0.calls.append(.close(fd)) } }
+    func functionality(_ fd: Int32) -> Result<UInt, I2CSystemErrno> {
+        state.withLock { s in
+            s.calls.append(.funcs)
+            if let e = s.funcsErrno { return .failure(I2CSystemErrno(e)) }
+            return .success(s.funcs)
+        }
+    }
+    func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, I2CSystemErrno> {
+        state.withLock { s in
+            s.calls.append(.slave(address))
+            return .success(())
+        }
+    }
+    func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, I2CSystemErrno> {
+        state.withLock { s in
+            s.calls.append(.plain(address, bytes))
+            if let e = s.writeErrno[address] { return .failure(I2CSystemErrno(e)) }
+            s.panel?.receive(bytes)
+            return .success(())
+        }
+    }
+    func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, I2CSystemErrno> {
+        state.withLock { s in
+            s.calls.append(.smbus(command, bytes))
+            let slave = s.calls.reversed().compactMap { c -> UInt8? in if case .slave(let a) = c { return a }; return nil }.first ?? 0
+            if let e = s.writeErrno[slave] { return .failure(I2CSystemErrno(e)) }
+            // The kernel refuses more than I2C_SMBUS_BLOCK_MAX bytes.
+            if bytes.count > 32 { return .failure(I2CSystemErrno(EINVAL)) }
+            s.panel?.receive([command] + bytes)
+            return .success(())
+        }
+    }
+}
+
+@Suite struct LinuxI2CBusTests {
+    @Test func plainAdapterUsesI2CRDWR() throws {
+        let sys = FakeI2CSystem(funcs: I2CFunctionality.plainI2C | I2CFunctionality.smbusWriteI2CBlock)
+        let bus = try LinuxI2CBus(bus: 1, system: sys)
+        #expect(bus.capabilities == .plainI2C)
+        try bus.write(address: 0x3C, bytes: [0x00, 0xAE])
+        #expect(sys.calls == [.open("/dev/i2c-1"), .funcs, .plain(0x3C, [0x00, 0xAE])])
+    }
+
+    @Test func smbusOnlyAdapterSendsTheControlByteAsCommand() throws {
+        let sys = FakeI2CSystem(funcs: I2CFunctionality.smbusWriteI2CBlock)
+        let bus = try LinuxI2CBus(devicePath: "/dev/i2c-3", system: sys)
+        #expect(bus.capabilities == .smbusBlock)
+        try bus.write(address: 0x3C, bytes: [0x40, 0x01, 0x02])
+        try bus.write(address: 0x3C, bytes: [0x00, 0xAF])
+        // I2C_SLAVE once per address change, then i2c_smbus_write_i2c_block_data(command = control byte).
+        #expect(sys.calls == [.open("/dev/i2c-3"), .funcs, .slave(0x3C), .smbus(0x40, [0x01, 0x02]), .smbus(0x00, [0xAF])])
+        #expect(throws: I2CError.self) { try bus.write(address: 0x3C, bytes: [0x40] + [UInt8](repeating: 0, count: 33)) }
+    }
+
+    @Test func forcedSMBusOnAPlainAdapter() throws {
+        let sys = FakeI2CSystem(funcs: I2CFunctionality.plainI2C | I2CFunctionality.smbusWriteI2CBlock)
+        let bus = try LinuxI2CBus(devicePath: "/dev/i2c-1", preferred: .smbusBlock, system: sys)
+        #expect(bus.capabilities.transport == .smbusBlock)
+    }
+
+    @Test func adapterWithNeitherIsRefused() {
+        let sys = FakeI2CSystem(funcs: 0)
+        #expect { _ = try LinuxI2CBus(devicePath: "/dev/i2c-9", system: sys) } throws: { e in
+            (e as? I2CError)?.kind == .unsupported
+        }
+        #expect(sys.calls.last == .close(7))
+    }
+
+    @Test(arguments: [(ENOENT, I2CError.Kind.noSuchBus, "dtparam=i2c_arm=on"),
+                      (EACCES, .permissionDenied, "`i2c` group")])
+    func openErrors(_ code: Int32, _ kind: I2CError.Kind, _ hint: String) {
+        let sys = FakeI2CSystem(funcs: I2CFunctionality.plainI2C)
+        sys.state.withLock { $0.openErrno = code }
+        do {
+            _ = try LinuxI2CBus(bus: 1, system: sys)
+            Issue.record("expected \(kind)")
+        } catch {
+            #expect(error.kind == kind && error.device == "/dev/i2c-1" && error.errno == code)
+            #expect(error.hint.contains(hint))
+            #expect(error.errnoText == String(cString: strerror(code)))
+        }
+    }
+
+    @Test(arguments: [(ENXIO, I2CError.Kind.noAcknowledge, "wiring"), (EREMOTEIO, .noAcknowledge, "wiring"),
+                      (EBUSY, .busy, "overlay"), (ETIMEDOUT, .transfer, "cable")])
+    func transferErrors(_ code: Int32, _ kind: I2CError.Kind, _ hint: String) throws {
+        for funcs in [I2CFunctionality.plainI2C, I2CFunctionality.smbusWriteI2CBlock] {
+            let sys = FakeI2CSystem(funcs: funcs)
+            sys.state.withLock { $0.writeErrno[0x3D] = code }
+            let bus = try LinuxI2CBus(bus: 1, system: sys)
+            do {
+                try bus.write(address: 0x3D, bytes: [0x00, 0xAE])
+                Issue.record("expected \(kind)")
+            } catch {
+                #expect(error.kind == kind && error.address == 0x3D && error.errno == code)
+                #expect(error.hint.contains(hint))
+                #expect(error.description.contains("/dev/i2c-1") && error.description.contains("0x3d"))
+            }
+        }
+    }
+
+    @Test func probeTries3CThen3D() throws {
+        let sys = FakeI2CSystem(funcs: I2CFunctionality.plainI2C)
+        sys.state.withLock { $0.writeErrno[0x3C] = EREMOTEIO }
+        let bus = try LinuxI2CBus(bus: 1, system: sys)
+        #expect(try bus.probe() == 0x3D)
+        // The probe sends a NOP command (E3h, SSD1306 §10.1.20).
+        #expect(sys.calls.suffix(2) == [.plain(0x3C, [0x00, 0xE3]), .plain(0x3D, [0x00, 0xE3])])
+        sys.state.withLock { $0.writeErrno[0x3D] = ENXIO }
+        #expect(try bus.probe() == nil)
+        sys.state.withLock { $0.writeErrno[0x3C] = EBUSY }
+        #expect(throws: I2CError.self) { _ = try bus.probe() }
+    }
+
+    @Test(arguments: [I2CFunctionality.plainI2C, I2CFunctionality.smbusWriteI2CBlock])
+    func driverThroughTheSeamReachesThePanel(_ funcs: UInt) throws {
+        let model = try #require(PanelModel.find(.ssd1306, width: 128, height: 64))
+        let sys = FakeI2CSystem(funcs: funcs, panel: model)
+        let bus = try LinuxI2CBus(bus: 1, system: sys)
+        var d = PanelDriver(bus: bus, panel: model)
+        var f = Bitmap(width: 128, height: 64)
+        for i in 0..<64 { f[i * 2, i] = true }
+        _ = try d.flush(f)
+        f[5, 5] = true
+        _ = try d.flush(f)
+        let panel = try #require(sys.state.withLock { $0.panel })
+        #expect(panel.image == f)
+        #expect(panel.problems.isEmpty)
+    }
+}
+
+/// The real C path, as far as a machine without I²C hardware allows.
+@Suite struct LiveI2CSystemTests {
+    @Test func missingBusIsNoSuchBusWithThePiHint() {
+        do {
+            _ = try LinuxI2CBus(devicePath: "/dev/i2c-250")
+            Issue.record("a bus /dev/i2c-250 should not exist here")
+        } catch {
+            #expect(error.kind == .noSuchBus && error.errno == ENOENT)
+            #expect(error.hint.contains("dtparam=i2c_arm=on"))
+        }
+    }
+
+    @Test func aNodeThatIsNotAnI2CAdapterFailsI2CFUNCS() {
+        // /dev/null opens but refuses the I2C_FUNCS ioctl (ENOTTY): a typed error, not a crash.
+        do {
+            _ = try LinuxI2CBus(devicePath: "/dev/null")
+            Issue.record("/dev/null is no I²C adapter")
+        } catch {
+            #expect(error.kind == .noSuchBus && error.errno == ENOTTY && error.hint.contains("not an I²C adapter"))
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Testing
+import IsletCore
+@testable import IsletRender
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One renderer for the whole suite: loading fonts once keeps the tests fast.
+enum Shared {
+    static let renderer: Result<Renderer, FontError> = Result { () throws(FontError) in try Renderer() }
+
+    static func get() throws -> Renderer { try renderer.get() }
+}
+
+/// A request as `isletctl render` would parse it.
+func request(_ args: [String]) throws -> RenderCommand.Request {
+    try RenderCommand.parse(args + ["-o", "-"])
+}
+
+func frame(_ args: [String]) throws -> Bitmap {
+    RenderCommand.render(try request(args), with: try Shared.get())
+}
+
+/// A crop of a frame as ASCII rows.
+func crop(_ b: Bitmap, x: Int, y: Int, w: Int, h: Int) -> [String] {
+    (y..<(y + h)).map { yy in String((x..<(x + w)).map { b[$0, yy] ? "#" : "." }) }
+}
+
+/// Fixture files live beside the tests, found through #filePath so `swift test` works from
+/// any directory.
+enum Fixtures {
+    static func directory(file: String = #filePath) -> String {
+        var parts = file.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast()
+        return parts.joined(separator: "/") + "/Fixtures"
+    }
+
+    static func read(_ name: String) -> String? {
+        guard let f = fopen(directory() + "/" + name, "rb") else { return nil }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Set ISLET_UPDATE_FIXTURES=1 to (re)write fixtures; then review every changed one.
+    static var updating: Bool { getenv("ISLET_UPDATE_FIXTURES").map { String(cString: $0) == "1" } ?? false }
+}
+
+/// A small deterministic generator (SplitMix64) so randomized tests print a seed to replay.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func fuzzIterations(_ base: Int) -> Int {
+    getenv("ISLET_FUZZ_ITERATIONS").flatMap { Int(String(cString: $0)) } ?? base
+}
+
+func seed() -> UInt64 {
+    getenv("ISLET_FUZZ_SEED").flatMap { UInt64(String(cString: $0)) } ?? UInt64(UInt32(truncatingIfNeeded: time(nil)))
+}
+
+extension Fixtures {
+    static func readAbsolute(_ path: String) -> String? {
+        guard let f = fopen(path, "rb") else { return nil }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Installs Islet on a Raspberry Pi (or any systemd Debian): release build, binaries, unit,
+# example config (never over an edited one), the islet user in groups i2c and gpio, a udev rule
+# giving /dev/gpiochip* to gpio and /dev/i2c-* to i2c, i2c-dev loaded at boot; enables and starts.
+#
+#   sudo make install                     everything
+#   DRY_RUN=1 make install                print every step, change nothing
+#   DESTDIR=/tmp/stage make install       files only, under DESTDIR; system steps are printed
+#
+# Settings (environment): PREFIX=/usr/local SYSCONFDIR=/etc UNITDIR=/etc/systemd/system
+# UDEVDIR=/etc/udev/rules.d STATEDIR=/var/lib/islet SERVICE_USER=islet SWIFT=swift
+# SKIP_BUILD=1 (use BIN_DIR's binaries) BIN_DIR=<swift build -c release --show-bin-path>
+# UNIT_SRC=systemd/isletd.service CONFIG_EXAMPLE=<first of config/isletd.conf.example, …>
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+
+PREFIX="${PREFIX:-/usr/local}"
+SYSCONFDIR="${SYSCONFDIR:-/etc}"
+UNITDIR="${UNITDIR:-/etc/systemd/system}"
+UDEVDIR="${UDEVDIR:-/etc/udev/rules.d}"
+MODULESLOADDIR="${MODULESLOADDIR:-/etc/modules-load.d}"
+STATEDIR="${STATEDIR:-/var/lib/islet}"
+SERVICE_USER="${SERVICE_USER:-islet}"
+SWIFT="${SWIFT:-swift}"
+DESTDIR="${DESTDIR:-}"
+DRY_RUN="${DRY_RUN:-0}"
+SKIP_BUILD="${SKIP_BUILD:-0}"
+UNIT="isletd.service"
+
+say() { printf 'islet: %s\n' "$*"; }
+die() { printf 'islet: %s\n' "$*" >&2; exit 1; }
+
+# Changes to files under DESTDIR: printed in a dry run, done otherwise.
+files() {
+    if [ "$DRY_RUN" = 1 ]; then printf '+ %s\n' "$*"; else "$@"; fi
+}
+# Changes to the running system (accounts, udev, systemd): printed in a dry run and in DESTDIR
+# mode, where they would act on this machine instead of the staged tree.
+system() {
+    if [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then printf '+ %s\n' "$*"; else "$@"; fi
+}
+
+if [ "$DRY_RUN" != 1 ] && [ -z "$DESTDIR" ] && [ "$(id -u)" != 0 ]; then
+    die "installing needs root: run 'sudo make install' (or DRY_RUN=1 make install to see the steps)"
+fi
+
+# 1. Release build, as the invoking user when run through sudo so .build stays theirs.
+#    sudo's secure PATH usually lacks the toolchain: then the binaries of an earlier
+#    `make release` are used, or the message says how to get there.
+if [ "$SKIP_BUILD" != 1 ] && ! command -v "$SWIFT" >/dev/null 2>&1; then
+    if [ -x "$root/.build/release/isletd" ] && [ -x "$root/.build/release/isletctl" ]; then
+        say "'$SWIFT' is not on this PATH (sudo resets it): installing the binaries of the last 'make release'"
+        SKIP_BUILD=1
+        BIN_DIR="${BIN_DIR:-$root/.build/release}"
+    else
+        die "'$SWIFT' is not on this PATH (sudo resets it): run 'make release' as yourself first, then 'sudo make install'"
+    fi
+fi
+if [ "$SKIP_BUILD" != 1 ]; then
+    say "building in release mode (on a Pi this takes a while; see docs/HARDWARE.md)"
+    build=("$SWIFT" build -c release --package-path "$root")
+    if [ "$DRY_RUN" = 1 ]; then
+        printf '+ %s\n' "${build[*]}"
+    elif [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+        sudo -u "$SUDO_USER" env "PATH=$PATH" "${build[@]}" || die "the release build failed (see above)"
+    else
+        "${build[@]}" || die "the release build failed (see above)"
+    fi
+fi
+if [ -z "${BIN_DIR:-}" ]; then
+    BIN_DIR="$("$SWIFT" build -c release --package-path "$root" --show-bin-path 2>/dev/null)" \
+        || die "cannot find the release binaries: is the Swift toolchain on PATH?"
+fi
+for b in isletd isletctl; do
+    [ -x "$BIN_DIR/$b" ] || [ "$DRY_RUN" = 1 ] || die "$BIN_DIR/$b is missing: the release build did not produce it"
+done
+
+# 2. Binaries.
+say "installing isletd and isletctl to $DESTDIR$PREFIX/bin"
+files install -d -m 0755 "$DESTDIR$PREFIX/bin"
+for b in isletd isletctl; do
+    files install -m 0755 "$BIN_DIR/$b" "$DESTDIR$PREFIX/bin/$b"
+done
+
+# 3. The unit, pointed at PREFIX when that is not the default.
+unit_src="${UNIT_SRC:-$root/systemd/$UNIT}"
+if [ -f "$unit_src" ]; then
+    say "installing $UNIT to $DESTDIR$UNITDIR"
+    files install -d -m 0755 "$DESTDIR$UNITDIR"
+    files install -m 0644 "$unit_src" "$DESTDIR$UNITDIR/$UNIT"
+    if [ "$PREFIX" != /usr/local ]; then
+        files sed -i "s|/usr/local/bin/|$PREFIX/bin/|g" "$DESTDIR$UNITDIR/$UNIT"
+    fi
+else
+    say "no systemd/$UNIT in the source tree: the service is not installed"
+fi
+
+# 4. Example config: installed when there is none; an existing (edited) one is never touched,
+#    the new example lands beside it as *.example.
+example="${CONFIG_EXAMPLE:-}"
+if [ -z "$example" ]; then
+    for c in config/isletd.conf.example config/isletd.conf config/islet.conf.example config/islet.conf \
+             isletd.conf.example islet.conf.example examples/isletd.conf; do
+        if [ -f "$root/$c" ]; then example="$root/$c"; break; fi
+    done
+fi
+confdir="$DESTDIR$SYSCONFDIR/islet"
+files install -d -m 0755 "$confdir"
+if [ -n "$example" ]; then
+    name="$(basename "$example" .example)"
+    if [ -e "$confdir/$name" ]; then
+        say "keeping your $SYSCONFDIR/islet/$name; the shipped example is $SYSCONFDIR/islet/$name.example"
+        files install -m 0644 "$example" "$confdir/$name.example"
+    else
+        say "installing the example config as $SYSCONFDIR/islet/$name"
+        files install -m 0644 "$example" "$confdir/$name"
+        files install -m 0644 "$example" "$confdir/$name.example"
+    fi
+else
+    say "no example config in the source tree; $SYSCONFDIR/islet/ is left empty"
+fi
+
+# 5. udev rule and i2c-dev at boot (files), then the system steps.
+files install -d -m 0755 "$DESTDIR$UDEVDIR" "$DESTDIR$MODULESLOADDIR"
+files install -m 0644 "$root/Hardware/udev/60-islet-gpio.rules" "$DESTDIR$UDEVDIR/60-islet-gpio.rules"
+if [ "$DRY_RUN" = 1 ]; then
+    printf '+ write %s\n' "$DESTDIR$MODULESLOADDIR/islet-i2c.conf"
+else
+    printf '# Islet: /dev/i2c-N for the panel\ni2c-dev\n' > "$DESTDIR$MODULESLOADDIR/islet-i2c.conf"
+fi
+
+# 6. Groups and the service user (plain Debian has no gpio group).
+for g in i2c gpio; do
+    if ! getent group "$g" >/dev/null; then system groupadd --system "$g"; fi
+done
+if id -u "$SERVICE_USER" >/dev/null 2>&1; then
+    system usermod --append --groups i2c,gpio "$SERVICE_USER"
+else
+    system useradd --system --home-dir "$STATEDIR" --no-create-home --shell /usr/sbin/nologin \
+        --groups i2c,gpio --comment "Islet meditation timer" "$SERVICE_USER"
+fi
+system install -d -m 0750 -o "$SERVICE_USER" -g "$SERVICE_USER" "$STATEDIR"
+
+# 7. Apply the device grants now, then start the service.
+if command -v udevadm >/dev/null 2>&1; then
+    system udevadm control --reload-rules
+    system udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev
+fi
+system modprobe i2c-dev
+if [ -f "$unit_src" ]; then
+    if [ -d /run/systemd/system ] || [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then
+        system systemctl daemon-reload
+        system systemctl enable --now "$UNIT"
+    else
+        say "systemd is not running here: enable the service later with 'systemctl enable --now $UNIT'"
+    fi
+fi
+
+say "done. Check it: systemctl status $UNIT; journalctl -u isletd -f; isletctl status"
