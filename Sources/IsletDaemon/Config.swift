@@ -1,9 +1,5 @@
 import IsletCore
-
-/// The panel controller families the driver knows.
-public enum ControllerKind: String, Sendable, CaseIterable {
-    case ssd1306, ssd1309, sh1106, sh1107
-}
+import IsletDisplay
 
 /// Where frames go: the emulated panel, or a Linux I²C bus device.
 public enum BusSpec: Hashable, Sendable, CustomStringConvertible {
@@ -64,8 +60,8 @@ public struct DaemonConfig: Sendable {
     public var mockUnplug: (startMs: Int64, lengthMs: Int64)?
     // [session]
     public var session = SessionDefaults()
-    /// `[buttons]` and `[chime]` lines, kept in order for the buttons module.
-    public var delegated: [(section: String, key: String, value: String, origin: String)] = []
+    /// `[buttons]` and `[chime]`, interpreted key by key by the buttons module.
+    public var buttonConfig = ButtonConfig()
 
     public init() {}
 }
@@ -162,7 +158,8 @@ extension DaemonConfig {
             session.title = value.isEmpty ? nil : value
         default:
             if Self.delegatedSections.contains(section) {
-                delegated.append((section, key, value, origin))
+                do { try buttonConfig.set(section: section, key: key, value: value) }
+                catch { throw ConfigError(origin, "[\(section)] \(error)") }
                 return
             }
             if let known = Self.keys[section] {
@@ -213,7 +210,18 @@ extension DaemonConfig {
             }
             try c.set(section: section, key: key, value: value, origin: origin)
         }
+        do { try c.buttonConfig.validate() }
+        catch { throw ConfigError(file, "[buttons]/[chime]: \(error)") }
         return c
+    }
+
+    /// Checks what needs several keys together (after the file and the flags).
+    public func validated(origin: String) throws(ConfigError) -> DaemonConfig {
+        guard PanelModel.find(controller, width: width, height: height) != nil else {
+            let sizes = PanelModel.all.filter { $0.controller.kind == controller }.map { "\($0.width)x\($0.height)" }
+            throw ConfigError(origin, "no \(controller.rawValue) panel of \(width)x\(height) is known; sizes for it: \(sizes.joined(separator: ", "))")
+        }
+        return self
     }
 }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import IsletCore
+import IsletDisplay
 import IsletRender
 
 /// The isletctl program. Exit: 0 success, 1 refused by the daemon, 64 bad usage,
@@ -47,8 +48,8 @@ public enum CtlMain {
         guard let command = args.first else { return usageError("no command given") }
         args.removeFirst()
         switch command {
-        case "render": return PendingCommands.render(args)
-        case "replay": return PendingCommands.replay(args)
+        case "render": return RenderCommand.run(arguments: args)
+        case "replay": return ReplayCommand.run(arguments: args)
         default: break
         }
         let parsed: Parsed
@@ -191,7 +192,8 @@ public enum CtlMain {
         var activities: [Activity] = []
         var presentation = "off"
         var expandedSince: Int64?
-        let renderer = BasicRenderer()
+        // Without fonts the client still streams, as text only.
+        let renderer = try? Renderer()
         var last = ""
         if !json { writeOut("\u{1B}[2J") }
         while true {
@@ -226,8 +228,8 @@ public enum CtlMain {
             var policy = PresentationPolicy()
             if presentation == "expanded" { policy.expandedUntil = t + .seconds(1) }
             let scene = policy.scene(of: activities, now: t)
-            if let scene { renderer.render(scene, into: &frame) }
-            var text = "\u{1B}[H" + HalfBlocks.render(frame, on: scene != nil)
+            if let scene, let renderer { renderer.render(scene, options: RenderOptions(), into: &frame) }
+            var text = "\u{1B}[H" + (renderer == nil ? "" : TerminalScreen.framed(frame))
             text += describe(ClientResponse(ok: true, activities: activities), now: t, withStatus: false) + "\u{1B}[J\n"
             if text != last { last = text; writeOut(text) }
         }
@@ -250,14 +252,3 @@ extension ClientResponse {
     }
 }
 
-/// `render` and `replay` belong to the rendering and driver modules; wired in when they land.
-enum PendingCommands {
-    static func render(_ args: [String]) -> Int32 {
-        CtlMain.printError("isletctl render: not available in this build yet")
-        return 69
-    }
-    static func replay(_ args: [String]) -> Int32 {
-        CtlMain.printError("isletctl replay: not available in this build yet")
-        return 69
-    }
-}

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import IsletCore
+import IsletDisplay
+import IsletLinux
 import IsletRender
 
 /// The daemon: one event-loop thread around poll(2). It sleeps until the next deadline (the
@@ -17,6 +19,12 @@ public final class Daemon {
     private let server: ControlServer
     private let panel: any PanelOutput
     private let renderer: any FrameRenderer
+    // Buttons and chime (the buttons module's pure interpreter and player, driven from here).
+    private var buttonSource: (any ButtonSource)?
+    private var mockButtons: MockButtons?
+    private var interpreter: ButtonInterpreter
+    private var chime = ChimePlayer()
+    private var chimeOutput: (any ChimeOutput)?
     private let notifier = SystemdNotifier()
     private var policy = PresentationPolicy()
     private var activities: [Activity] = []
@@ -37,8 +45,6 @@ public final class Daemon {
     private var panelBackoffMs: Int64 = 250
     private var lastFrame: Bitmap?
     private var displayOn = false
-    private var lastShift = (dx: 0, dy: 0)
-    private var nextShiftMs: Int64?
     private var nextWatchdogMs: Int64?
     private var lastStatusText = ""
 
@@ -71,19 +77,42 @@ public final class Daemon {
         do { server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup) }
         catch { throw DaemonStartError("cannot serve the control socket: \(error)", status: 69) }
 
+        guard let model = PanelModel.find(config.controller, width: config.width, height: config.height) else {
+            throw DaemonStartError("no \(config.controller.rawValue) panel of \(config.width)x\(config.height) is known", status: 78)
+        }
         switch config.bus {
         case .mock:
-            let unplug = config.mockUnplug
-            let startMs = Posix.bootMilliseconds()
-            panel = MockPanel(width: config.width, height: config.height, unplugged: { now in
-                guard let u = unplug else { return false }
-                let t = now - startMs
-                return t >= u.startMs && t < u.startMs + u.lengthMs
-            })
+            do {
+                panel = try DriverPanel(mockModel: model, address: UInt8(config.address), capture: config.capture,
+                                        unplug: config.mockUnplug)
+            } catch { throw DaemonStartError(error.message, status: 73) }
         case .device(let path):
-            panel = DevicePanel(path: path)
+            panel = DriverPanel(device: path, model: model, address: UInt8(config.address))
         }
-        renderer = BasicRenderer()
+        do { renderer = try Renderer() }
+        catch { throw DaemonStartError("cannot load the fonts: \(error); install xfonts-terminus and xfonts-unifont or set $ISLET_FONT_DIR", status: 72) }
+
+        interpreter = ButtonInterpreter(config: config.buttonConfig)
+        switch config.buttons {
+        case .none: break
+        case .mock:
+            do {
+                let m = try MockButtons(buttons: config.buttonConfig.buttons)
+                mockButtons = m
+                buttonSource = m
+            } catch { throw DaemonStartError("cannot set up the mock buttons: \(error)", status: 71) }
+        case .gpio:
+            // Missing buttons are not fatal: the timer still runs and the socket still serves.
+            do {
+                buttonSource = try GPIOButtons(lines: config.buttonConfig.gpioLines(), bias: config.buttonConfig.bias,
+                                               activeLow: config.buttonConfig.activeLow)
+            } catch { log.error("buttons unavailable, running without them: \(error)") }
+        }
+        do {
+            chimeOutput = try config.buttonConfig.chime.gpioLine().map {
+                try GPIOOutput(spec: $0, activeLow: config.buttonConfig.chime.activeLow)
+            }
+        } catch { log.error("chime unavailable, running without it: \(error)") }
         startedMono = Posix.bootMilliseconds()
 
         let loaded = store.load()
@@ -99,9 +128,10 @@ public final class Daemon {
         }
         log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)")
         if config.preview == .terminal {
-            screen = TerminalScreen(legend: config.buttons == .mock
-                ? "[space] toggle  [x] expand (long press)  [r] reset (long press)  [w] stopwatch  [q] quit"
-                : "[q] quit")
+            let keys = config.buttons == .mock
+                ? config.buttonConfig.buttons.map { b in b.first.map { "[\($0)] \(b)  [\($0.uppercased())] long \(b)" } ?? b }.joined(separator: "  ") + "  [w] stopwatch  [q] quit"
+                : "[w] stopwatch  [q] quit"
+            screen = TerminalScreen(legend: keys)
         }
     }
 
@@ -118,6 +148,7 @@ public final class Daemon {
             let keys = screen?.readsKeys == true
             fds.append(pollfd(fd: keys ? 0 : -1, events: Int16(POLLIN), revents: 0))
             fds.append(pollfd(fd: clockChangeFD, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: buttonSource?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
             let clientOrder = Array(server.clients.values)
             for c in clientOrder {
                 var ev: Int16 = c.closing ? 0 : Int16(POLLIN)
@@ -136,8 +167,10 @@ public final class Daemon {
             if fds[1].revents != 0 { for c in server.accepted() { log.debug("client \(c.id) connected") } }
             if fds[2].revents != 0 { handleKeys() }
             if fds[3].revents != 0 { handleClockChange() }
+            if fds[4].revents != 0 { readButtons() }
+            advanceButtonsAndChime()
             for (i, c) in clientOrder.enumerated() {
-                let re = fds[4 + i].revents
+                let re = fds[5 + i].revents
                 guard re != 0, server.clients[c.fd] === c else { continue }
                 if re & Int16(POLLIN | POLLHUP | POLLERR) != 0 { service(c) }
                 if server.clients[c.fd] === c, c.pendingOutput > 0, !server.flush(c) { drop(c) }
@@ -151,7 +184,12 @@ public final class Daemon {
 
     private func pollTimeout() -> Int32 {
         let mono = Posix.bootMilliseconds()
-        var others: [Int64?] = [nextWatchdogMs, displayOn ? nextShiftMs : nil]
+        let ns = monotonicNanoseconds()
+        func fromNs(_ d: UInt64?) -> Int64? { d.map { mono + Int64(($0 > ns ? $0 - ns : 0) / 1_000_000) + 1 } }
+        let now = clock.now()
+        let shiftAt = displayOn ? PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).nextChange(after: now) : nil
+        var others: [Int64?] = [nextWatchdogMs, fromNs(interpreter.nextDeadline), fromNs(chime.nextDeadline),
+                                shiftAt.map { mono + ($0 - now).wholeMilliseconds }]
         if !panelReady, wantsPanel { others.append(panelRetryAtMs) }
         return WakePlan.timeout(activities: activities, policy: policy, clockBehindUntil: clockBehindUntil,
                                 now: clock.now(), monotonicDeadlines: others, monotonicNow: mono)
@@ -192,9 +230,13 @@ public final class Daemon {
             kept.controller = config.controller; kept.width = config.width; kept.height = config.height
             kept.capture = config.capture; kept.preview = config.preview; kept.mockUnplug = config.mockUnplug
             kept.buttons = config.buttons
+            if new.buttonConfig.lines != config.buttonConfig.lines {
+                kept.buttonConfig = config.buttonConfig
+                changed.append("button lines")
+            }
             config = kept
             log.threshold = config.logLevel
-            if config.pixelShiftMinutes == 0 { nextShiftMs = nil; lastShift = (0, 0) }
+            interpreter = ButtonInterpreter(config: config.buttonConfig)
             log.notice("configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
         } catch {
             log.error("configuration not reloaded, the old one stays in force: \(error)")
@@ -206,17 +248,65 @@ public final class Daemon {
         var byte: UInt8 = 0
         guard read(0, &byte, 1) == 1 else { return }
         let now = clock.now()
-        switch byte {
-        case UInt8(ascii: "q"): running = false
-        case UInt8(ascii: " "): _ = press("toggle", holdMs: 0, now: now)
-        case UInt8(ascii: "x"): _ = press("toggle", holdMs: 1000, now: now)
-        case UInt8(ascii: "r"): _ = press("reset", holdMs: 1000, now: now)
-        case UInt8(ascii: "w"):
+        let key = Character(Unicode.Scalar(byte))
+        switch key {
+        case "q": running = false
+        case "w":
             var s = StartRequest()
             s.stopwatch = true
             _ = perform(.start(s.attributes(timer: nil, defaults: config.session)), timer: nil, now: now)
-        default: break
+        default:
+            guard let m = mockButtons,
+                  let (button, hold) = MockButtons.keyPress(for: key, buttons: m.buttons,
+                                                            longPressMilliseconds: config.buttonConfig.longPressMilliseconds) else { return }
+            try? m.press(button: button, holdMilliseconds: hold)
         }
+    }
+
+    // MARK: buttons and chime
+
+    private func readButtons() {
+        guard let source = buttonSource else { return }
+        do {
+            let edges = try source.readEdges()
+            for c in interpreter.handle(edges) { act(on: c) }
+        } catch {
+            log.limited(.warning, topic: "buttons", nowMs: Posix.bootMilliseconds(), "reading the buttons failed: \(error)")
+        }
+    }
+
+    private func advanceButtonsAndChime() {
+        let ns = monotonicNanoseconds()
+        if let d = interpreter.nextDeadline, d <= ns {
+            for c in interpreter.advance(to: ns) { act(on: c) }
+        }
+        if let d = chime.nextDeadline, d <= ns, let level = chime.advance(to: ns) { setChime(level) }
+    }
+
+    private func act(on command: ButtonCommand) {
+        let now = clock.now()
+        let defaults = config.session.attributes
+        guard let timer = command.target(activities: activities, defaultSession: defaults) else {
+            log.debug("\(command): nothing to act on")
+            return
+        }
+        var attrs = defaults
+        attrs.timerID = timer
+        if case .failure(let e) = perform(command.action.intent(defaultSession: attrs), timer: timer, now: now) {
+            log.info("button \(command.event.button) \(command.event.gesture): \(e.message)")
+        }
+    }
+
+    private func chimeFor(_ t: Transition) {
+        guard let cue = ChimeCue.decide(effects: t.effects, phase: t.phase),
+              let level = chime.handle(cue, config: config.buttonConfig.chime, at: monotonicNanoseconds()) else { return }
+        setChime(level)
+    }
+
+    private func setChime(_ level: Bool) {
+        guard let out = chimeOutput else { return }
+        do { try out.set(active: level) }
+        catch { log.limited(.warning, topic: "chime", nowMs: Posix.bootMilliseconds(), "the chime line failed: \(error)") }
     }
 
     private func armClockChangeWatch() {
@@ -312,7 +402,14 @@ public final class Daemon {
             guard config.buttons == .mock else {
                 throw ProtocolError("not_supported", "press works only with mock buttons (isletd --buttons mock)")
             }
-            try press(req.button ?? "", holdMs: req.holdMilliseconds, now: now).get()
+            guard let m = mockButtons else { throw ProtocolError("not_supported", "mock buttons are not set up") }
+            do { try m.press(button: req.button ?? "", holdMilliseconds: UInt64(req.holdMilliseconds)) }
+            catch {
+                switch error {
+                case .unknownButton: throw ProtocolError("unknown_button", error.description)
+                case .timer: throw ProtocolError("internal", error.description)
+                }
+            }
         case .start:
             try perform(.start(req.start.attributes(timer: req.timer, defaults: config.session)), timer: req.timer, now: now).get()
         case .toggle:
@@ -326,21 +423,6 @@ public final class Daemon {
         case .end: try perform(.end(req.dismissal.policy(now: now)), timer: req.timer, now: now).get()
         }
         return snapshot(now: clock.now())
-    }
-
-    /// The stand-in for the buttons module's gestures: a short press of `toggle` toggles,
-    /// a long one (≥ 800 ms) expands; `reset` acts only on a long press; `expand` expands.
-    private func press(_ button: String, holdMs: Int, now: Instant) -> Result<Void, ProtocolError> {
-        let long = holdMs >= 800
-        switch button {
-        case "toggle":
-            var attrs = config.session.attributes
-            attrs.timerID = activities.last?.timerID ?? attrs.timerID
-            return perform(long ? .expand : .toggle(default: attrs), timer: nil, now: now)
-        case "reset": return long ? perform(.reset, timer: nil, now: now) : .success(())
-        case "expand": return perform(.expand, timer: nil, now: now)
-        default: return .failure(ProtocolError("unknown_button", "unknown button \"\(button)\"; accepted: toggle, reset, expand"))
-        }
     }
 
     /// Applies an intent through the manager, then updates watchers and the panel.
@@ -358,6 +440,7 @@ public final class Daemon {
                 policy.expandedTimer = change.timerID
             }
             if change.transition.effects.contains(.started) { markedStale.remove(change.timerID) }
+            chimeFor(change.transition)
             log.debug("\(intent.name) on \(change.timerID): now \(change.transition.phase.rawValue)")
             broadcastChange(now: now)
             refreshDisplay(now: clock.now())
@@ -425,6 +508,7 @@ public final class Daemon {
             let m = manager
             let changes = runBlocking { await m.advance(to: now) } ?? []
             syncActivities()
+            for c in changes { chimeFor(c.transition) }
             if !changes.isEmpty { broadcastChange(now: now) }
         }
         if let until = policy.expandedUntil, until <= now { policy.expandedUntil = nil; policy.expandedTimer = nil }
@@ -453,16 +537,9 @@ public final class Daemon {
         do {
             if let scene {
                 var frame = Bitmap(width: config.width, height: config.height)
-                renderer.render(scene, into: &frame)
-                if config.pixelShiftMinutes > 0 {
-                    let period = Int64(config.pixelShiftMinutes) * 60_000
-                    if nextShiftMs.map({ mono >= $0 }) ?? true {
-                        let step = Int((mono / period) % 4)
-                        lastShift = [(0, 0), (1, 0), (1, 1), (0, 1)][step]
-                        nextShiftMs = (mono / period + 1) * period
-                    }
-                    frame = frame.shifted(dx: lastShift.dx, dy: lastShift.dy)
-                }
+                var options = RenderOptions()
+                options.shift = PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).offset(at: now)
+                renderer.render(scene, options: options, into: &frame)
                 if frame != lastFrame {
                     busBytes += try panel.show(frame)
                     frames += 1
@@ -475,7 +552,6 @@ public final class Daemon {
             } else if displayOn {
                 busBytes += try panel.setDisplay(on: false)
                 displayOn = false
-                nextShiftMs = nil
             }
         } catch {
             panelFailed(error, mono: mono)
@@ -515,6 +591,8 @@ public final class Daemon {
         for c in server.clients.values where c.pendingOutput > 0 { _ = server.flush(c) }
         if config.onExit == .off, panelReady, displayOn { _ = try? panel.setDisplay(on: false) }
         try? store.saveNow(activities)
+        if chime.isPlaying { setChime(false) }
+        (panel as? DriverPanel)?.stopCapture()
         server.shutdown()
         screen?.restore()
         log.info("stopped")

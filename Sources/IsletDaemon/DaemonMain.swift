@@ -93,7 +93,7 @@ public struct DaemonCommandLine: Sendable {
             guard c.bus == .mock else { throw ConfigError("--mock-unplug", "works only with --bus mock") }
             c.mockUnplug = (u.0, u.1)
         }
-        return c
+        return try c.validated(origin: configPath ?? "display")
     }
 }
 

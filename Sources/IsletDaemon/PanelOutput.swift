@@ -1,6 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletDisplay
+import IsletLinux
 import IsletRender
 
 /// A panel failure: which device and what the bus said.
@@ -11,7 +10,7 @@ public struct PanelError: Error, CustomStringConvertible, Sendable {
 }
 
 /// The seam to the display driver: bring the panel up, show a frame (only changed bytes go
-/// out), switch the display on or off. Each call returns the bytes it put on the bus.
+/// out), switch the display on or off. Each call returns the bytes it put on the wire.
 public protocol PanelOutput: AnyObject {
     var name: String { get }
     func initialize() throws(PanelError) -> Int
@@ -21,84 +20,71 @@ public protocol PanelOutput: AnyObject {
     var visibleImage: PanelImage? { get }
 }
 
-/// The emulated panel on the mock bus: it keeps the image the bytes produced and counts them.
-/// A fault window makes the bus fail like an unplugged panel; power comes back blank.
-public final class MockPanel: PanelOutput {
-    public let name = "mock"
-    private var ram: Bitmap
-    private var on = false
-    private var initialized = false
-    private let unplugged: (Int64) -> Bool
-    private let monotonicMs: () -> Int64
+/// IsletDisplay's driver on a bus: the emulated panel of the mock bus, or /dev/i2c-N.
+/// A Linux bus that cannot be opened yet (absent adapter, permissions) is retried by
+/// `initialize`, like a panel that does not answer.
+public final class DriverPanel: PanelOutput {
+    public let name: String
+    private let model: PanelModel
+    private let address: UInt8
+    private let openBus: () throws(I2CError) -> any I2CBus
+    private var driver: PanelDriver?
+    /// The mock bus, for reading back what its emulated panel shows.
+    public let mock: MockI2CBus?
 
-    public init(width: Int, height: Int, unplugged: @escaping (Int64) -> Bool = { _ in false },
-                monotonicMs: (() -> Int64)? = nil) {
-        ram = Bitmap(width: width, height: height)
-        self.unplugged = unplugged
-        self.monotonicMs = monotonicMs ?? { Posix.bootMilliseconds() }
+    /// The emulated panel on a mock bus; `unplug` makes the bus fail for a window (ns from now).
+    public init(mockModel model: PanelModel, address: UInt8, capture: String?,
+                unplug: (startMs: Int64, lengthMs: Int64)?) throws(PanelError) {
+        let bus = MockI2CBus(panel: model, address: address)
+        if let capture {
+            do { try bus.startCapture(to: capture) } catch { throw PanelError("cannot write the capture: \(error)") }
+        }
+        if let u = unplug {
+            let now = MockI2CBus.monotonicNanoseconds()
+            bus.failAll(from: now + UInt64(u.startMs) * 1_000_000, until: now + UInt64(u.startMs + u.lengthMs) * 1_000_000)
+        }
+        self.model = model
+        self.address = address
+        self.name = "mock"
+        self.mock = bus
+        self.openBus = { () throws(I2CError) -> any I2CBus in bus }
     }
 
-    private func check() throws(PanelError) {
-        if unplugged(monotonicMs()) {
-            // Losing power loses the panel's RAM and its settings.
-            initialized = false
-            on = false
-            ram.clear()
-            throw PanelError("mock bus: no ACK from the panel at 0x3c (unplugged)")
-        }
+    public init(device: String, model: PanelModel, address: UInt8) {
+        self.model = model
+        self.address = address
+        self.name = device
+        self.mock = nil
+        self.openBus = { () throws(I2CError) -> any I2CBus in try LinuxI2CBus(devicePath: device) }
     }
 
     public func initialize() throws(PanelError) -> Int {
-        try check()
-        initialized = true
-        on = false
-        ram.clear()
-        return 26 + 1 + ram.bytes.count   // init sequence, then the cleared RAM
+        if driver == nil {
+            do { driver = PanelDriver(bus: try openBus(), address: address, panel: model) }
+            catch { throw PanelError("\(error)") }
+        }
+        do { return try driver?.initialize().wireBytes ?? 0 }
+        catch { throw PanelError("\(error)") }
     }
 
     public func show(_ frame: Bitmap) throws(PanelError) -> Int {
-        try check()
-        guard initialized else { throw PanelError("mock bus: panel not initialized") }
-        var bytes = 0
-        for page in 0..<ram.pageCount {
-            var lo = -1, hi = -1
-            for x in 0..<ram.width where ram.byte(page: page, column: x) != frame.byte(page: page, column: x) {
-                if lo < 0 { lo = x }
-                hi = x
-            }
-            guard lo >= 0 else { continue }
-            for x in lo...hi { ram.setByte(page: page, column: x, frame.byte(page: page, column: x)) }
-            bytes += 7 + 1 + (hi - lo + 1)   // window commands, data control byte, the changed span
-        }
-        return bytes
+        guard driver != nil else { throw PanelError("\(name): not initialized") }
+        do { return try driver?.flush(frame).wireBytes ?? 0 }
+        catch { throw PanelError("\(error)") }
     }
 
-    public func setDisplay(on newValue: Bool) throws(PanelError) -> Int {
-        try check()
-        guard on != newValue else { return 0 }
-        on = newValue
-        return 2
+    public func setDisplay(on: Bool) throws(PanelError) -> Int {
+        guard driver != nil else { throw PanelError("\(name): not initialized") }
+        do { return try driver?.setDisplayOn(on).wireBytes ?? 0 }
+        catch { throw PanelError("\(error)") }
     }
 
     public var visibleImage: PanelImage? {
-        PanelImage(width: ram.width, height: ram.height, on: on && initialized, bytes: ram.bytes)
-    }
-}
-
-/// A Linux I²C bus device. Until the driver is wired in, it only checks that the device opens,
-/// so a missing bus is reported with its errno text and retried like an absent panel.
-public final class DevicePanel: PanelOutput {
-    public let name: String
-    public init(path: String) { name = path }
-
-    public func initialize() throws(PanelError) -> Int {
-        let fd = open(name, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw PanelError("\(name): \(Errno.current); check the bus number and that this user is in the i2c group") }
-        close(fd)
-        throw PanelError("\(name): this build has no panel driver yet")
+        guard let mock else { return nil }
+        let image = mock.image(at: address)
+        return PanelImage(width: image.width, height: image.height, on: mock.panel(at: address)?.displayOn ?? false,
+                          bytes: image.bytes)
     }
 
-    public func show(_ frame: Bitmap) throws(PanelError) -> Int { throw PanelError("\(name): not initialized") }
-    public func setDisplay(on: Bool) throws(PanelError) -> Int { throw PanelError("\(name): not initialized") }
-    public var visibleImage: PanelImage? { nil }
+    public func stopCapture() { mock?.stopCapture() }
 }

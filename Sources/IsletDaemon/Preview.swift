@@ -3,28 +3,6 @@ import Glibc
 #endif
 import IsletRender
 
-/// Draws a 1-bit image with Unicode half blocks: each character is two pixel rows.
-public enum HalfBlocks {
-    public static func render(_ b: Bitmap, on: Bool = true) -> String {
-        var out = ""
-        out.reserveCapacity((b.width + 3) * (b.height / 2 + 2) * 3)
-        let border = String(repeating: "─", count: b.width)
-        out += "┌" + border + "┐\n"
-        var y = 0
-        while y < b.height {
-            out += "│"
-            for x in 0..<b.width {
-                let top = on && b[x, y], bottom = on && b[x, y + 1]
-                out += top ? (bottom ? "█" : "▀") : (bottom ? "▄" : " ")
-            }
-            out += "│\n"
-            y += 2
-        }
-        out += "└" + border + "┘\n"
-        return out
-    }
-}
-
 /// The terminal as the demo's screen and keyboard: raw mode while the daemon runs, restored
 /// on exit; the picture is redrawn in place only when the panel's image changes.
 final class TerminalScreen {
@@ -50,12 +28,22 @@ final class TerminalScreen {
     func show(_ image: PanelImage?, status: String) {
         var text = "\u{1B}[H"
         if let image, let bytes = image.bytes, let b = Bitmap(width: image.width, height: image.height, bytes: bytes) {
-            text += HalfBlocks.render(b, on: image.on)
+            text += Self.framed(image.on ? b : Bitmap(width: b.width, height: b.height))
         }
         text += legend + "\u{1B}[K\n" + status + "\u{1B}[K\n"
         guard text != last else { return }
         last = text
         write(text)
+    }
+
+    /// The half-block picture in a thin frame, so a dark panel still shows its outline.
+    static func framed(_ b: Bitmap) -> String {
+        let border = String(repeating: "─", count: b.width)
+        var out = "┌" + border + "┐\n"
+        for line in TerminalPreview.render(b).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            out += "│" + line + "│\n"
+        }
+        return out + "└" + border + "┘\n"
     }
 
     func restore() {

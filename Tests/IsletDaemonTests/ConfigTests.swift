@@ -79,7 +79,7 @@ struct ConfigTests {
 
     @Test("errors name file:line and the accepted values", arguments: [
         ("[display]\nsize = 12x7\n", "t.conf:2", "WIDTHxHEIGHT"),
-        ("[display]\n\ncontroller = ssd9999\n", "t.conf:3", "ssd1306, ssd1309, sh1106, sh1107"),
+        ("[display]\n\ncontroller = ssd9999\n", "t.conf:3", "sh1106"),
         ("[session]\ncolour = blue\n", "t.conf:2", "unknown key \"colour\""),
         ("[nope]\n", "t.conf:1", "unknown section [nope]"),
         ("minutes = 3\n", "t.conf:1", "outside any section"),

@@ -265,15 +265,25 @@ struct DaemonEndToEndTests {
         #expect(p1 - p0 <= 5, "paused: only the status client's own wake-ups (\(p1 - p0))")
     }
 
-    @Test("press works with mock buttons only")
+    @Test("press drives the gestures with mock buttons only")
     func press() throws {
         let d = try DaemonUnderTest(args: ["--buttons", "mock"])
+        // The default map (docs/HARDWARE.md): toggle press toggles, reset needs a long press
+        // (800 ms), so a brush of the reset button does nothing.
         #expect(d.ctl("press", "toggle").status == 0)
+        sleepSeconds(0.4)
         #expect(try d.phase("meditation") == .running, "a short press of toggle starts the default session")
+        #expect(d.ctl("press", "toggle").status == 0)
+        sleepSeconds(0.4)
+        #expect(try d.phase("meditation") == .paused, "and the next one pauses it")
         #expect(d.ctl("press", "reset").status == 0)
-        #expect(try d.phase("meditation") == .running, "a short press of reset does nothing")
-        #expect(d.ctl("press", "reset", "--hold-ms", "1500").status == 0)
+        sleepSeconds(0.4)
+        #expect(try d.phase("meditation") == .paused, "a short press of reset does nothing")
+        #expect(d.ctl("press", "reset", "--hold-ms", "1200").status == 0)
+        sleepSeconds(1.5)
         #expect(try d.status().activities?.isEmpty == true, "a long press of reset resets")
+        let unknown = d.ctl("press", "volume")
+        #expect(unknown.status == 1 && unknown.err.contains("unknown_button"))
         let plain = try DaemonUnderTest()
         let r = plain.ctl("press", "toggle")
         #expect(r.status == 1 && r.err.contains("not_supported"))
