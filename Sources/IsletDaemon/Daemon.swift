@@ -139,6 +139,8 @@ public final class Daemon {
 
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     public func run() -> Int32 {
+        // Find out once whether a panel answers, so READY means "serving, panel known".
+        bringUpPanel(mono: Posix.bootMilliseconds())
         advanceAndRefresh()
         if let w = notifier.watchdogIntervalMs { nextWatchdogMs = Posix.bootMilliseconds() + w }
         notifier.ready(status: statusText())
@@ -520,19 +522,7 @@ public final class Daemon {
         let scene = policy.scene(of: activities, now: now)
         if !panelReady {
             guard scene != nil || displayOn, mono >= panelRetryAtMs else { updateScreen(); return }
-            do {
-                busBytes += try panel.initialize()
-                panelReady = true
-                panelBackoffMs = 250
-                lastFrame = nil
-                displayOn = false
-                log.reset(topic: "panel")
-                log.notice("panel \(panel.name) answers")
-            } catch {
-                panelFailed(error, mono: mono)
-                updateScreen()
-                return
-            }
+            guard bringUpPanel(mono: mono) else { updateScreen(); return }
         }
         do {
             if let scene {
@@ -559,6 +549,23 @@ public final class Daemon {
         updateScreen()
     }
 
+    @discardableResult
+    private func bringUpPanel(mono: Int64) -> Bool {
+        do {
+            busBytes += try panel.initialize()
+            panelReady = true
+            panelBackoffMs = 250
+            lastFrame = nil
+            displayOn = false
+            log.reset(topic: "panel")
+            log.notice("panel \(panel.name) answers")
+            return true
+        } catch {
+            panelFailed(error, mono: mono)
+            return false
+        }
+    }
+
     private func panelFailed(_ error: PanelError, mono: Int64) {
         busErrors += 1
         panelReady = false
@@ -574,7 +581,7 @@ public final class Daemon {
         guard let screen else { return }
         let now = clock.now()
         let line = activities.last.map { "\($0.timerID): \($0.phase.rawValue) \(ShownTime.format(ShownTime.seconds(of: $0, at: now)))" } ?? "idle"
-        screen.show(panel.visibleImage, status: line + (panelReady ? "" : "  (panel not answering)"))
+        screen.show(panel.visibleImage, status: line + (panelReady || busErrors == 0 ? "" : "  (panel not answering)"))
     }
 
     private func pingWatchdogIfDue() {
