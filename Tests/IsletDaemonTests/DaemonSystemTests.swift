@@ -1,0 +1,80 @@
+import Foundation
+import IsletCore
+import IsletDaemon
+import Testing
+
+/// A datagram socket standing in for systemd's $NOTIFY_SOCKET.
+final class NotifyListener {
+    let path: String
+    let fd: Int32
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard r == 0 else { throw HarnessError("bind \(path)") }
+        var tv = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+    deinit { close(fd) }
+
+    /// Every message received within `seconds`.
+    func messages(for seconds: Double) -> [String] {
+        var out: [String] = []
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            var buf = [UInt8](repeating: 0, count: 4096)
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { out.append(String(decoding: buf[0..<n], as: UTF8.self)) }
+        }
+        return out
+    }
+}
+
+@Suite("isletd and systemd, clocks across restarts", .serialized)
+struct DaemonSystemTests {
+    @Test("READY after start, STATUS on changes, WATCHDOG at half the interval, STOPPING on SIGTERM")
+    func notify() throws {
+        let dir = makeTempDir()
+        let listener = try NotifyListener(path: dir + "/notify")
+        let d = try DaemonUnderTest(env: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "600000"], dir: dir)
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        let first = listener.messages(for: 1.2)
+        let joined = first.joined(separator: "\n")
+        #expect(joined.contains("READY=1"))
+        #expect(joined.contains("STATUS=meditation running"), "\(first)")
+        // 600 ms watchdog: a ping every 300 ms, so 1.2 s holds at least three.
+        let pings = first.filter { $0 == "WATCHDOG=1" }.count
+        #expect(pings >= 3, "\(pings) watchdog pings in 1.2 s")
+        #expect(d.stop() == 0)
+        #expect(listener.messages(for: 0.3).contains("STOPPING=1"))
+    }
+
+    @Test("a clock behind the last save shows restored activities stale until it catches up (libfaketime)")
+    func clockBehindAfterRestart() throws {
+        let lib = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+        guard FileManager.default.fileExists(atPath: lib) else {
+            Issue.record("libfaketime is not installed (Debian package faketime)")
+            return
+        }
+        let dir = makeTempDir()
+        let d = try DaemonUnderTest(dir: dir)
+        #expect(d.ctl("start", "--seconds", "120").status == 0)
+        #expect(d.stop() == 0)
+        // The next boot's clock is 3 s behind the last save (a Pi without a real-time clock).
+        let behind = try DaemonUnderTest(env: ["LD_PRELOAD": lib, "FAKETIME": "-3", "DONT_FAKE_MONOTONIC": "1"], dir: dir)
+        let s = try behind.status()
+        #expect(s.status?.clockBehind == true)
+        #expect(s.activity("meditation")?.content.isStale == true, "shown stale while the clock is behind")
+        sleepSeconds(3.5)
+        let later = try behind.status()
+        #expect(later.status?.clockBehind == false, "the timeline has passed the last save")
+        #expect(later.activity("meditation")?.content.isStale == false, "no longer stale")
+        #expect(later.activity("meditation")?.phase == .running)
+    }
+}
