@@ -59,12 +59,16 @@ public enum CtlMain {
         do {
             let client = try ControlClient(path: path)
             if parsed.request.op == .watch { return try watch(client, json: parsed.json) }
-            let (raw, response) = try client.request(parsed.request)
+            let (raw, answer) = try client.request(parsed.request)
+            var response = answer
             if !response.ok {
                 let e = response.error
                 printError("isletctl: \(e?.message ?? "refused") (\(e?.code ?? "error"))")
                 if parsed.json { print(String(decoding: raw, as: UTF8.self)) }
                 return 1
+            }
+            if parsed.request.op == .status, let t = parsed.request.timer {
+                response.activities = response.activities?.filter { $0.timerID == t }
             }
             if parsed.json { print(String(decoding: raw, as: UTF8.self)) }
             else { print(describe(response, now: Instant(milliseconds: Posix.wallMilliseconds()), withStatus: parsed.request.op == .status)) }

@@ -367,8 +367,11 @@ public final class Daemon {
             c.closing = true
             c.input = []
         case .closed(let lines):
+            // The client is done sending: answer what it sent, then close once that is out.
             for l in lines { answer(l, to: c) }
-            if c.pendingOutput == 0 || !server.flush(c) { drop(c) } else { c.closing = true }
+            c.closing = true
+            c.input = []
+            if !server.flush(c) { drop(c) }
         }
     }
 

@@ -211,6 +211,24 @@ struct DaemonEndToEndTests {
         #expect(d.ctl("status").status == 0, "others are unaffected")
     }
 
+    @Test("isletctl exit statuses: 0 done, 1 refused, 64 usage, 69 no daemon")
+    func exitStatuses() throws {
+        let d = try DaemonUnderTest()
+        #expect(d.ctl("start", "--minutes", "1").status == 0)
+        let refused = d.ctl("resume")
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("already_running"))
+        #expect(d.ctl("start", "--minutes", "1", "--seconds", "3").status == 64)
+        #expect(d.ctl("end", "--dismissal", "later").status == 64)
+        #expect(d.ctl("frobnicate").status == 64)
+        #expect(d.ctl("status", "--timer", "meditation").out.contains("meditation: running 1:00"))
+        #expect(d.ctl("end", "--dismissal", "after:2").status == 0)
+        #expect(try d.phase("meditation") == .complete, "ended: shown complete until its dismissal")
+        let nobody = runProgram(Repo.isletctl, ["--socket", d.dir + "/nobody.sock", "status"])
+        #expect(nobody.status == 69)
+        #expect(nobody.err.contains("nobody.sock"))
+    }
+
     @Test("a silent or non-reading client never blocks the others")
     func silentClient() throws {
         let d = try DaemonUnderTest()
