@@ -51,11 +51,13 @@ let package = Package(
         // `make gallery`: writes the contact sheets of docs/gallery.
         .executableTarget(name: "islet-gallery", dependencies: ["IsletRender"], swiftSettings: strict),
 
-        .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore"],
+        // Shared by the test targets only: the seeded generator and fuzz settings.
+        .target(name: "IsletTestSupport", path: "Tests/IsletTestSupport", swiftSettings: strict),
+        .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender"],
+        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay"], swiftSettings: strict),
+        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon"], swiftSettings: strict),
     ]

@@ -1,23 +1,6 @@
 import Testing
 import IsletCore
-
-/// SplitMix64: small, seedable, the same sequence on every machine.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-func iterations(default n: Int) -> Int {
-    guard let s = getenvString("ISLET_FUZZ_ITERATIONS"), let v = Int(s), v > 0 else { return n }
-    return v
-}
+import IsletTestSupport
 
 /// An independent model of one countdown, written from the spec rather than from TimerMachine.
 struct CountdownModel {
@@ -42,11 +25,11 @@ struct CountdownModel {
 }
 
 @Test func randomIntentSequencesKeepEveryInvariant() async throws {
-    let runs = iterations(default: 10_000)
-    let seed = UInt64(getenvString("ISLET_FUZZ_SEED").flatMap { UInt64($0) } ?? 0x15_1E7)
+    let runs = fuzzIterations(10_000)
+    let seed = UInt64(environmentValue("ISLET_FUZZ_SEED").flatMap { UInt64($0) } ?? 0x15_1E7)
     var failures = 0
     for run in 0..<runs where failures == 0 {
-        var rng = SeededRandom(seed: seed &+ UInt64(run))
+        var rng = SplitMix(state: seed &+ UInt64(run))
         let problems = await checkOneSequence(&rng)
         if !problems.isEmpty {
             failures += 1
@@ -55,7 +38,7 @@ struct CountdownModel {
     }
 }
 
-private func checkOneSequence(_ rng: inout SeededRandom) async -> [String] {
+private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
     var problems: [String] = []
     func check(_ ok: Bool, _ what: @autoclosure () -> String) { if !ok && problems.count < 5 { problems.append(what()) } }
 

@@ -43,8 +43,3 @@ enum Fixture: String, CaseIterable, CustomStringConvertible {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-func getenvString(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }

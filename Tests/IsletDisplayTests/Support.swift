@@ -1,4 +1,5 @@
 import Synchronization
+@_exported import IsletTestSupport
 import IsletDisplay
 
 /// A bus that keeps every transaction, for byte-exact expectations.
@@ -41,26 +42,6 @@ func expectedGlass(_ frame: Bitmap, rotation: Rotation, panelWidth: Int, panelHe
         }
     }
     return out
-}
-
-/// Small deterministic generator so a failing seed can be replayed.
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-    mutating func bool() -> Bool { next() & 1 == 1 }
-}
-
-/// Iterations for randomized tests: ISLET_FUZZ_ITERATIONS overrides the default.
-func fuzzIterations(_ fallback: Int) -> Int {
-    guard let raw = getenv("ISLET_FUZZ_ITERATIONS"), let n = Int(String(cString: raw)), n > 0 else { return fallback }
-    return n
 }
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Testing
+@_exported import IsletTestSupport
 import IsletCore
 @testable import IsletRender
 #if canImport(Glibc)
@@ -52,21 +53,6 @@ enum Fixtures {
     static var updating: Bool { getenv("ISLET_UPDATE_FIXTURES").map { String(cString: $0) == "1" } ?? false }
 }
 
-/// A small deterministic generator (SplitMix64) so randomized tests print a seed to replay.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-func fuzzIterations(_ base: Int) -> Int {
-    getenv("ISLET_FUZZ_ITERATIONS").flatMap { Int(String(cString: $0)) } ?? base
-}
 
 func seed() -> UInt64 {
     getenv("ISLET_FUZZ_SEED").flatMap { UInt64(String(cString: $0)) } ?? UInt64(UInt32(truncatingIfNeeded: time(nil)))

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SplitMix64: a small seedable generator, the same sequence on every machine, so a failing
+/// randomized test can print its seed and be replayed.
+public struct SplitMix: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+    public init(state: UInt64) { self.state = state }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    public mutating func int(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
+    public mutating func bool() -> Bool { next() & 1 == 1 }
+}
+
+/// An environment variable's value, if set.
+public func environmentValue(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+/// Iterations of a randomized test: `ISLET_FUZZ_ITERATIONS` (a positive number) overrides the default.
+public func fuzzIterations(_ fallback: Int) -> Int {
+    guard let s = environmentValue("ISLET_FUZZ_ITERATIONS"), let n = Int(s), n > 0 else { return fallback }
+    return n
+}
