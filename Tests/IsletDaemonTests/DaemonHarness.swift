@@ -54,6 +54,8 @@ func runProgram(_ path: String, _ args: [String], env: [String: String] = [:]) -
 /// One isletd on the mock bus with its own socket and state directory.
 final class DaemonUnderTest {
     let dir: String
+    /// Whether this harness made the directory (and so removes it).
+    private let ownsDir: Bool
     let extraArgs: [String]
     let env: [String: String]
     private(set) var process: Process?
@@ -63,6 +65,7 @@ final class DaemonUnderTest {
 
     init(args: [String] = [], env: [String: String] = [:], dir: String? = nil) throws {
         self.dir = dir ?? makeTempDir()
+        self.ownsDir = dir == nil
         self.extraArgs = args
         self.env = env
         try start()
@@ -70,6 +73,7 @@ final class DaemonUnderTest {
 
     deinit {
         if let p = process, p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        if ownsDir { try? FileManager.default.removeItem(atPath: dir) }
     }
 
     var pid: Int32 { process?.processIdentifier ?? -1 }
@@ -193,3 +197,9 @@ extension ClientResponse {
 }
 
 func errorCode(_ o: [String: Any]?) -> String? { (o?["error"] as? [String: Any])?["code"] as? String }
+
+/// Debian's libfaketime preload library for this machine's architecture, if installed.
+func faketimeLibrary() -> String? {
+    let dirs = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
+    return dirs.map { "/usr/lib/\($0)/faketime/libfaketime.so.1" }.first { FileManager.default.fileExists(atPath: $0) }
+}

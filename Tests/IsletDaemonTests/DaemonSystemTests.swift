@@ -57,8 +57,7 @@ struct DaemonSystemTests {
 
     @Test("a clock behind the last save shows restored activities stale until it catches up (libfaketime)")
     func clockBehindAfterRestart() throws {
-        let lib = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
-        guard FileManager.default.fileExists(atPath: lib) else {
+        guard let lib = faketimeLibrary() else {
             Issue.record("libfaketime is not installed (Debian package faketime)")
             return
         }
@@ -76,5 +75,19 @@ struct DaemonSystemTests {
         #expect(later.status?.clockBehind == false, "the timeline has passed the last save")
         #expect(later.activity("meditation")?.content.isStale == false, "no longer stale")
         #expect(later.activity("meditation")?.phase == .running)
+    }
+
+    @Test("a corrupt state file is reported and moved aside; the daemon starts empty")
+    func corruptStateFile() throws {
+        let dir = makeTempDir()
+        try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
+        try "{\"schema\":1,\"activities\":[tru".write(toFile: dir + "/state/activities.json", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(dir: dir)
+        #expect(try d.status().activities?.isEmpty == true)
+        #expect(d.log_().contains("moved aside"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/state")
+        #expect(files.contains { $0.hasPrefix("activities.json.bad-") })
+        #expect(d.ctl("start", "--seconds", "30").status == 0, "and works normally")
+        #expect(FileManager.default.fileExists(atPath: dir + "/state/activities.json"))
     }
 }
