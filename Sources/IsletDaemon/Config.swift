@@ -217,6 +217,9 @@ extension DaemonConfig {
 
     /// Checks what needs several keys together (after the file and the flags).
     public func validated(origin: String) throws(ConfigError) -> DaemonConfig {
+        if capture != nil, bus != .mock {
+            throw ConfigError(origin, "display.capture records the mock bus only; set bus = mock or remove capture")
+        }
         guard PanelModel.find(controller, width: width, height: height) != nil else {
             let sizes = PanelModel.all.filter { $0.controller.kind == controller }.map { "\($0.width)x\($0.height)" }
             throw ConfigError(origin, "no \(controller.rawValue) panel of \(width)x\(height) is known; sizes for it: \(sizes.joined(separator: ", "))")

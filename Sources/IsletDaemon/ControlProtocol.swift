@@ -226,6 +226,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var panelPresent: Bool
     public var panelOn: Bool
     public var bus: String
+    /// The panel's size, `WxH` (what clients draw their own pictures at).
+    public var size: String
     public var presentation: String
     public var clients: Int
     public var storeError: String?
@@ -235,7 +237,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
-        case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, presentation
+        case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
         case clients, storeError = "store_error", clockBehind = "clock_behind", panel
     }
 }

@@ -192,6 +192,12 @@ public enum CtlMain {
 
     /// Streams changes until the daemon goes away (exit 69) or the user interrupts.
     static func watch(_ client: ControlClient, json: Bool) throws(ClientError) -> Int32 {
+        // The panel's size first, so the picture has the pill's proportions.
+        var width = 128, height = 64
+        if !json, let size = try client.request(ControlRequest(op: .status)).response.status?.size {
+            let parts = size.split(separator: "x").compactMap { Int($0) }
+            if parts.count == 2 { width = parts[0]; height = parts[1] }
+        }
         try client.send(ControlRequest(op: .watch).encodedLine())
         var activities: [Activity] = []
         var presentation = "off"
@@ -228,7 +234,7 @@ public enum CtlMain {
                 expandedSince = nil
                 presentation = activities.count > 1 ? "minimal" : "compact"
             }
-            var frame = Bitmap(width: 128, height: 64)
+            var frame = Bitmap(width: width, height: height)
             var policy = PresentationPolicy()
             if presentation == "expanded" { policy.expandedUntil = t + .seconds(1) }
             let scene = policy.scene(of: activities, now: t)

@@ -490,6 +490,7 @@ public final class Daemon {
                             uptimeSeconds: Double(Posix.bootMilliseconds() - startedMono) / 1000,
                             wakeups: wakeups, frames: frames, busBytes: busBytes, busErrors: busErrors,
                             panelPresent: panelReady, panelOn: displayOn, bus: config.bus.description,
+                            size: "\(config.width)x\(config.height)",
                             presentation: policy.scene(of: activities, now: clock.now())?.presentation.rawValue ?? "off",
                             clients: server.clients.count, storeError: storeError,
                             clockBehind: clockBehindUntil != nil, panel: panel.visibleImage)

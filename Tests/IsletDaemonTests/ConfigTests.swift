@@ -109,6 +109,12 @@ struct ConfigTests {
         #expect(c.height == 32, "keys the flags do not touch come from the file")
         #expect(throws: ConfigError.self) { try DaemonCommandLine.parse(["--frobnicate"]) }
         #expect(throws: ConfigError.self) { try DaemonCommandLine.parse(["--bus", "usb"]).load() }
+        #expect(throws: ConfigError.self, "a capture needs the mock bus") {
+            try DaemonCommandLine.parse(["--bus", "/dev/i2c-1", "--capture", dir + "/x"]).load()
+        }
+        #expect(throws: ConfigError.self, "no ssd1306 panel is 96x48") {
+            try DaemonCommandLine.parse(["--bus", "mock", "--size", "96x48"]).load()
+        }
     }
 
     @Test("isletd exits 78 on a bad config line, naming file:line; --check-config validates")

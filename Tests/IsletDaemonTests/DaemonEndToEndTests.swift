@@ -79,6 +79,19 @@ struct DaemonEndToEndTests {
         #expect(try d.panel() == nil, "then the display is off")
     }
 
+    @Test("expand shows the expanded presentation for expand_seconds, then compact again")
+    func expand() throws {
+        let dir = makeTempDir()
+        try "[display]\nexpand_seconds = 1\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"], dir: dir)
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        let t0 = Date()
+        #expect(d.ctl("expand").status == 0)
+        #expect(try d.status().presentation == "expanded")
+        sleepSeconds(max(0, 1.5 - Date().timeIntervalSince(t0)))
+        #expect(try d.status().presentation == "compact", "back after one second")
+    }
+
     @Test("a second start replaces the first")
     func secondStartReplaces() throws {
         let d = try DaemonUnderTest()
