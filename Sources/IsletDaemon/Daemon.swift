@@ -74,9 +74,6 @@ public final class Daemon {
         signalFD = linux_signalfd(-1, &mask, O_NONBLOCK | O_CLOEXEC)
         guard signalFD >= 0 else { throw DaemonStartError("signalfd: \(Errno.current)", status: 71) }
 
-        do { server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup) }
-        catch { throw DaemonStartError("cannot serve the control socket: \(error)", status: 69) }
-
         guard let model = PanelModel.find(config.controller, width: config.width, height: config.height) else {
             throw DaemonStartError("no \(config.controller.rawValue) panel of \(config.width)x\(config.height) is known", status: 78)
         }
@@ -113,12 +110,15 @@ public final class Daemon {
                 try GPIOOutput(spec: $0, activeLow: config.buttonConfig.chime.activeLow)
             }
         } catch { log.error("chime unavailable, running without it: \(error)") }
+        // The socket last: a start-up failure above leaves no socket file behind.
+        do { server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup) }
+        catch { throw DaemonStartError("cannot serve the control socket: \(error)", status: 69) }
         startedMono = Posix.bootMilliseconds()
 
         let loaded = store.load()
         if let problem = loaded.problem { log.warning(problem) }
         manager = ActivityManager(store: store, restoring: loaded.activities)
-        activities = manager.assumeIsolatedActivities(loaded.activities)
+        syncActivities()
         let now = clock.now()
         if let savedAt = loaded.savedAt, now < savedAt, !activities.isEmpty {
             clockBehindUntil = savedAt
@@ -166,7 +166,7 @@ public final class Daemon {
                 return 71
             }
             if fds[0].revents != 0 { handleSignals() }
-            if fds[1].revents != 0 { for c in server.accepted() { log.debug("client \(c.id) connected") } }
+            if fds[1].revents != 0 { for c in server.acceptAll() { log.debug("client \(c.id) connected") } }
             if fds[2].revents != 0 { handleKeys() }
             if fds[3].revents != 0 { handleClockChange() }
             if fds[4].revents != 0 { readButtons() }
@@ -627,17 +627,7 @@ public struct DaemonStartError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-extension ControlServer {
-    func accepted() -> [ClientConnection] { acceptAll() }
-}
 
-extension ActivityManager {
-    /// The manager was just built from this list, before any task could touch it.
-    nonisolated func assumeIsolatedActivities(_ restored: [Activity]) -> [Activity] {
-        var seen = Set<String>()
-        return restored.reversed().filter { seen.insert($0.timerID).inserted }.reversed()
-    }
-}
 
 extension Intent {
     /// The intent's name for the log (the attributes are in the state file).
