@@ -122,16 +122,14 @@ public actor ActivityManager {
     public func apply(_ intent: Intent, timer timerID: String? = nil, now: Instant) async throws(Rejection) -> ManagerChange {
         switch intent {
         case .start(let attrs):
-            let a = try await start(timerID.map { var x = attrs; x.timerID = $0; return x } ?? attrs, now: now)
-            return ManagerChange(timerID: a.timerID, transition: Transition(activity: a, effects: [.started]))
+            return try await startChange(timerID.map { var x = attrs; x.timerID = $0; return x } ?? attrs, now: now)
         case .toggle(let defaults):
             let target = resolve(timerID)
             let advanced = TimerMachine.advance(target, to: now).activity
             if advanced == nil || advanced?.phase == .complete {
                 var attrs = defaults
                 if let timerID { attrs.timerID = timerID }
-                let a = try await start(attrs, now: now)
-                return ManagerChange(timerID: a.timerID, transition: Transition(activity: a, effects: [.started]))
+                return try await startChange(attrs, now: now)
             }
         default:
             break
@@ -147,6 +145,17 @@ public actor ActivityManager {
         let t = try TimerMachine.apply(intent, to: current, now: now)
         await commit(id, t)
         return ManagerChange(timerID: id, transition: t)
+    }
+
+    /// A guarded start as a change: `[.replaced, .started]` when the timer had an activity (it
+    /// ended, dismissed at once, as `TimerMachine` reports it), else `[.started]`. The host
+    /// silences a chime on `.replaced`.
+    private func startChange(_ attributes: ActivityAttributes, now: Instant) async throws(Rejection) -> ManagerChange {
+        // Read before the start: while it is in flight the gate refuses every other change to
+        // this timer, so the answer cannot go stale.
+        let replacing = activity(for: attributes.timerID) != nil
+        let a = try await start(attributes, now: now)
+        return ManagerChange(timerID: a.timerID, transition: Transition(activity: a, effects: replacing ? [.replaced, .started] : [.started]))
     }
 
     /// showCycleComplete: fires the cycle-end event when it is due.

@@ -104,6 +104,9 @@ public enum CaptureFormat {
 final class CaptureFile {
     let path: String
     private var fd: Int32
+    /// The first write that failed (disk full, device gone); later lines are not attempted, so
+    /// a capture never holds a gap silently: it ends where this error says.
+    private(set) var failure: CaptureError?
 
     init(path: String) throws(CaptureError) {
         self.path = path
@@ -115,7 +118,7 @@ final class CaptureFile {
     }
 
     func append(_ line: String) {
-        guard fd >= 0 else { return }
+        guard fd >= 0, failure == nil else { return }
         var text = line
         text += "\n"
         text.withUTF8 { buf in
@@ -124,7 +127,10 @@ final class CaptureFile {
             while off < buf.count {
                 let n = write(fd, base + off, buf.count - off)
                 if n <= 0 {
-                    if n < 0 && errno == EINTR { continue }
+                    let code = n < 0 ? errno : EIO
+                    if n < 0 && code == EINTR { continue }
+                    failure = CaptureError(file: path, line: 0,
+                                           message: "capture stopped: write failed: \(I2CError.errnoDescription(code)) (errno \(code)); free space or choose another file")
                     return
                 }
                 off += n

@@ -167,6 +167,12 @@ public final class MockI2CBus: I2CBus, Sendable {
         }
     }
 
+    /// Why the capture stopped early (a write to its file failed), nil while it records fine.
+    /// The bus itself keeps working: a full disk must not take the panel down.
+    public var captureError: CaptureError? {
+        state.withLock { $0.capture?.failure }
+    }
+
     public func stopCapture() {
         state.withLock { s in
             s.capture?.close()

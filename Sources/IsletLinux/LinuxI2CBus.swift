@@ -10,7 +10,7 @@ public final class LinuxI2CBus: I2CBus, Sendable {
     public let capabilities: I2CCapabilities
     private let system: any I2CSystem
     private let fd: Int32
-    /// Address last selected with I2C_SLAVE (SMBus path only); 0xFF when none.
+    /// Address last selected with I2C_SLAVE; 0xFF when none.
     private let selected = Mutex<UInt8>(0xFF)
 
     /// Opens bus N (/dev/i2c-N).
@@ -58,18 +58,20 @@ public final class LinuxI2CBus: I2CBus, Sendable {
         guard let command = bytes.first, bytes.count <= capabilities.maxTransactionBytes, address < 0x80 else {
             throw I2CError.transfer(device: devicePath, address: address, errno: bytes.isEmpty || address >= 0x80 ? EINVAL : EMSGSIZE)
         }
-        let result: Result<Void, I2CSystemErrno>
-        switch capabilities.transport {
-        case .plainI2C:
-            result = system.plainWrite(fd, address: address, bytes: bytes)
-        case .smbusBlock:
-            result = selected.withLock { current -> Result<Void, I2CSystemErrno> in
-                if current != address {
-                    switch system.setSlaveAddress(fd, address) {
-                    case .success: current = address
-                    case .failure(let e): return .failure(e)
-                    }
+        // I2C_SLAVE (not I2C_SLAVE_FORCE) once per address on both transports: it is where the
+        // kernel reports EBUSY for an address a driver has claimed (an ssd1306 overlay). I2C_RDWR
+        // skips that check, so without it the plain path would fight the kernel driver silently.
+        let result: Result<Void, I2CSystemErrno> = selected.withLock { current in
+            if current != address {
+                switch system.setSlaveAddress(fd, address) {
+                case .success: current = address
+                case .failure(let e): return .failure(e)
                 }
+            }
+            switch capabilities.transport {
+            case .plainI2C:
+                return system.plainWrite(fd, address: address, bytes: bytes)
+            case .smbusBlock:
                 return system.smbusBlockWrite(fd, command: command, bytes: Array(bytes.dropFirst()))
             }
         }

@@ -82,6 +82,13 @@ enum LabelFont: Hashable {
     case unifont
 }
 
+/// A label narrowed to `width` pixels. A plain struct (not an indirect enum case) so a cache
+/// lookup builds no box on the heap.
+struct FittedKey: Hashable {
+    var key: LabelKey
+    var width: Int
+}
+
 enum LabelKey: Hashable {
     case word(Localization.Key, language: String, size: Int)
     case cycle(Int, of: Int?, language: String, size: Int)
@@ -95,6 +102,8 @@ struct RenderState: ~Copyable {
     var regular: [Face]
     var unifont: Face
     var labels: [LabelKey: PreparedLine] = [:]
+    /// Lines narrowed to a width (smaller face, then shortened with an ellipsis), by key and width.
+    var fitted: [FittedKey: PreparedLine] = [:]
     var lastTimeRect: Rect? = nil
 
     init(directory: String) throws(FontError) {
@@ -224,8 +233,15 @@ struct RenderState: ~Copyable {
         // A countdown keeps the bar's rows in every state, so its digits keep one size.
         let reserves = o.showsProgress && !o.isDimmed && r.h >= 32 && !a.attributes.kind.isStopwatch
         let usable = r.h - (reserves ? 3 : 0)
-        drawIcon(Self.icon(for: a), x: r.x + margin, y: r.y + (usable - s) / 2, scale: scale, dotted: a.content.isStale, &f)
-        let timeLeft = r.x + margin + s + 3
+        // The time comes first: when even the smallest face cannot sit beside the icon (a cycle
+        // of 10 h or more, h:mm:ss with two hour digits, on a 64 px wide panel), the icon gives
+        // way and the digits take the width instead of running into it.
+        let besideIcon = r.maxX - margin - (r.x + margin + s + 3)
+        let showsIcon = besideIcon >= Self.terminusCellWidths[0] * Self.timeChars(a, now)
+        if showsIcon {
+            drawIcon(Self.icon(for: a), x: r.x + margin, y: r.y + (usable - s) / 2, scale: scale, dotted: a.content.isStale, &f)
+        }
+        let timeLeft = showsIcon ? r.x + margin + s + 3 : r.x + margin
         let timeRect = Rect(x: timeLeft, y: r.y, w: r.maxX - margin - timeLeft, h: usable)
         let drawn = drawTime(a, now, o, timeRect, align: 1, &f)
         if let p = bar {
@@ -261,7 +277,7 @@ struct RenderState: ~Copyable {
         }
         let titleKey: LabelKey = a.attributes.title.map { .title($0, size: r.w >= 128 ? 16 : 12) }
             ?? .word(a.attributes.kind.isStopwatch ? .stopwatch : .meditation, language: a.attributes.language, size: r.w >= 128 ? 16 : 12)
-        let title = prepare(titleKey)
+        let title = prepareFitted(titleKey, width: r.w - 4)
         drawLine(title, x: startX(title, Rect(x: r.x + 2, y: y, w: r.w - 4, h: row)), rowTop: y, rowHeight: row, into: &f)
         y += row + gap
         drawTime(a, now, o, Rect(x: r.x, y: y, w: r.w, h: timeH), align: 0, &f)
@@ -298,22 +314,36 @@ struct RenderState: ~Copyable {
         return full.width <= width ? full : prepare(.cycleShort(a.content.cycle, of: a.content.totalCycles, language: a.attributes.language, size: 12))
     }
 
-    /// One 16-pixel row: the cycle label at the start side and the state at the end side
-    /// when both fit; otherwise the state when not running, else the cycle label.
+    /// One 16-pixel row: the cycle label at the start side and the state at the end side.
+    /// When "Cycle 2 of 3" and the state do not fit side by side, the short "2/3" stands in for
+    /// the cycle label, so every language shows both (Spanish "En pausa", Arabic, Japanese and
+    /// Chinese labels are too wide for the long pair on a 128 px row). Only when even that pair
+    /// does not fit: the state when not running, else the cycle label.
     /// `namesKind`: a running stopwatch has no cycle, so the row names it (not under a title).
     mutating func infoRow(_ a: Activity, _ r: Rect, namesKind: Bool, _ f: inout Bitmap) {
         let inner = Rect(x: r.x + 2, y: r.y, w: r.w - 4, h: r.h)
         let running: Bool = if case .running = a.content.display { true } else { false }
         let state: PreparedLine? = running ? nil : prepare(.word(Self.stateKey(a), language: a.attributes.language, size: 12))
-        let cycle: PreparedLine? = a.attributes.kind.isStopwatch
-            ? (running && namesKind ? prepare(.word(.stopwatch, language: a.attributes.language, size: 12)) : nil)
-            : cycleLine(a, width: inner.w)
-        let rtl = Localization.isRightToLeft(a.attributes.language)
-        if let c = cycle, let s = state, c.width + s.width + 8 <= inner.w {
+        let language = a.attributes.language
+        let full: PreparedLine?, short: PreparedLine?
+        if a.attributes.kind.isStopwatch {
+            full = running && namesKind ? prepare(.word(.stopwatch, language: language, size: 12)) : nil
+            short = nil
+        } else {
+            full = prepare(.cycle(a.content.cycle, of: a.content.totalCycles, language: language, size: 12))
+            short = prepare(.cycleShort(a.content.cycle, of: a.content.totalCycles, language: language, size: 12))
+        }
+        let rtl = Localization.isRightToLeft(language)
+        // No arrays of candidates here: a steady-state tick must not allocate.
+        func fits(_ l: PreparedLine?, besides extra: Int) -> PreparedLine? {
+            guard let l, l.width + extra <= inner.w else { return nil }
+            return l
+        }
+        if let s = state, let c = fits(full, besides: s.width + 8) ?? fits(short, besides: s.width + 8) {
             let (left, right) = rtl ? (s, c) : (c, s)
             drawLine(left, x: inner.x, rowTop: r.y, rowHeight: r.h, into: &f)
             drawLine(right, x: inner.maxX - right.width, rowTop: r.y, rowHeight: r.h, into: &f)
-        } else if let one = state.flatMap({ $0.width <= inner.w ? $0 : nil }) ?? cycle.flatMap({ $0.width <= inner.w ? $0 : nil }) {
+        } else if let one = fits(state, besides: 0) ?? fits(full, besides: 0) ?? fits(short, besides: 0) {
             // Nothing is drawn clipped: when no label fits, the icon tells the state.
             drawLine(one, x: startX(one, inner), rowTop: r.y, rowHeight: r.h, into: &f)
         }
@@ -338,13 +368,15 @@ struct RenderState: ~Copyable {
         return s >= 600 ? 5 : 4
     }
 
+    /// Cell widths of the Terminus sizes in `FontFiles.terminusSizes` (12 px is 6 wide, 14 is 8).
+    static let terminusCellWidths = [6, 8, 8, 10, 10, 11, 12, 14, 16]
+
     /// Index into `terminusSizes` of the largest Terminus that fits; the smallest otherwise.
     /// Terminus cells are size/2 wide (6 for 12 and 14 px is 8: read from the table).
     static func timeFaceIndex(chars: Int, maxWidth: Int, maxHeight: Int) -> Int {
-        let widths = [6, 8, 8, 10, 10, 11, 12, 14, 16]
         var pick = 0
         for i in FontFiles.terminusSizes.indices
-        where FontFiles.terminusSizes[i] <= maxHeight && widths[i] * chars <= maxWidth {
+        where FontFiles.terminusSizes[i] <= maxHeight && terminusCellWidths[i] * chars <= maxWidth {
             pick = i
         }
         return pick
@@ -387,15 +419,54 @@ struct RenderState: ~Copyable {
     mutating func prepare(_ key: LabelKey) -> PreparedLine {
         if let hit = labels[key] { return hit }
         if labels.count > 256 { labels.removeAll(keepingCapacity: true) }
-        let text: String, size: Int
-        // Localized labels align with their language; a title with its own text.
-        var language: String?
-        switch key {
-        case .word(let k, let l, let s): text = Localization.string(k, language: l); size = s; language = l
-        case .cycle(let c, let n, let l, let s): text = Localization.cycleLabel(cycle: c, of: n, language: l); size = s; language = l
-        case .cycleShort(let c, let n, let l, let s): text = n.map { "\(c)/\($0)" } ?? "\(c)"; size = s; language = l
-        case .title(let t, let s): text = t; size = s
+        let (text, size, language) = Self.text(of: key)
+        let line = shape(text, size: size, language: language)
+        labels[key] = line
+        return line
+    }
+
+    /// The label as it fits `width`: as is when it fits; else (Terminus lines) one face smaller
+    /// than 16 px, 12 px; else shortened at its logical end with "…" (for a right-to-left line
+    /// that end is on the left). Titles are free text up to 64 characters: they must never run
+    /// off the panel, half a letter cut by the edge.
+    mutating func prepareFitted(_ key: LabelKey, width: Int) -> PreparedLine {
+        let full = prepare(key)
+        if full.width <= width { return full }
+        let fk = FittedKey(key: key, width: width)
+        if let hit = fitted[fk] { return hit }
+        if fitted.count > 64 { fitted.removeAll(keepingCapacity: true) }
+        let (text, size, language) = Self.text(of: key)
+        var line = full
+        if size > 12, case .terminus = full.font {
+            line = shape(text, size: 12, language: language)
         }
+        if line.width > width {
+            let smallest = line.font == .unifont ? size : min(size, 12)
+            var characters = Array(text)
+            line = PreparedLine(scalars: [], font: line.font, width: 0, height: line.height, rtl: line.rtl)
+            while !characters.isEmpty {
+                characters.removeLast()
+                while characters.last == " " { characters.removeLast() }
+                let candidate = shape(String(characters) + "…", size: smallest, language: language)
+                if candidate.width <= width { line = candidate; break }
+            }
+        }
+        fitted[fk] = line
+        return line
+    }
+
+    static func text(of key: LabelKey) -> (text: String, size: Int, language: String?) {
+        // Localized labels align with their language; a title with its own text.
+        switch key {
+        case .word(let k, let l, let s): (Localization.string(k, language: l), s, l)
+        case .cycle(let c, let n, let l, let s): (Localization.cycleLabel(cycle: c, of: n, language: l), s, l)
+        case .cycleShort(let c, let n, let l, let s): (n.map { "\(c)/\($0)" } ?? "\(c)", s, l)
+        case .title(let t, let s): (t, s, nil)
+        }
+    }
+
+    /// Shapes and measures one line: Terminus when it has every glyph, else Unifont.
+    mutating func shape(_ text: String, size: Int, language: String?) -> PreparedLine {
         let v = BidiText.visualLine(text)
         let rtl = language.map(Localization.isRightToLeft) ?? v.isRightToLeft
         let fi = FontFiles.terminusSizes.firstIndex(of: size) ?? 0
@@ -407,10 +478,8 @@ struct RenderState: ~Copyable {
         } else {
             for c in cps { width += unifont.glyph(c)?.advance ?? 8 }
         }
-        let line = PreparedLine(scalars: cps, font: latin ? .terminus(fi) : .unifont, width: width,
-                                height: latin ? size : 16, rtl: rtl)
-        labels[key] = line
-        return line
+        return PreparedLine(scalars: cps, font: latin ? .terminus(fi) : .unifont, width: width,
+                            height: latin ? size : 16, rtl: rtl)
     }
 
     /// Draws a prepared line vertically centred in its row.

@@ -1,6 +1,7 @@
 // `make gallery`: writes the review contact sheets (docs/gallery by default).
-// `islet-gallery --time [PRESENTATION [WxH]]` prints a rough cost of one tick (the benchmarks
-// measure properly).
+// `islet-gallery --time [PRESENTATION [WxH [TICKS]]]` prints a rough cost of one tick (the
+// benchmarks measure properly). TICKS (default 100,000) lets an outside allocation counter compare
+// 1 tick with many: a steady-state tick must add no allocation.
 import IsletCore
 import IsletRender
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ do {
         let presentation = args.count > 2 ? Presentation(rawValue: args[2]) ?? .compact : .compact
         // Warm the caches (first glyphs, first labels), then tick once a second of panel time.
         for s in 0..<100 { renderer.render(a, presentation: presentation, now: t0 + .seconds(s), into: &frame) }
-        let n = 100_000
+        let n = args.count > 4 ? max(1, Int(args[4]) ?? 100_000) : 100_000
         let clock = ContinuousClock()
         let start = clock.now
         for s in 0..<n { renderer.render(a, presentation: presentation, now: t0 + .milliseconds(Int64(s) * 1000 % 1_100_000), into: &frame) }

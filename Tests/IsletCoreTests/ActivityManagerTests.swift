@@ -168,3 +168,21 @@ func aStartCancelledAtEachSuspensionPointLeavesNoOrphanAndTheGateOpen(_ point: I
     await store.releaseAll()
     #expect(try await first.value.transition.phase == .running)
 }
+
+/// The manager reports a start that replaced the timer's activity as the table does
+/// (`[.replaced, .started]`), so a host can silence a chime of the old one.
+@Test func aReplacingStartSaysSoThroughTheManager() async throws {
+    let manager = ActivityManager(store: NoStore())
+    let first = try await manager.apply(.start(threeCycles), now: t0)
+    #expect(first.transition.effects == [.started])
+    let second = try await manager.apply(.start(threeCycles), now: at(10))
+    #expect(second.transition.effects == [.replaced, .started])
+    // Another timer is not a replacement.
+    let sw = try await manager.apply(.start(stopwatch), now: at(11))
+    #expect(sw.transition.effects == [.started])
+    // Toggle after completion starts the default session over the finished one.
+    _ = try await manager.end(timer: "meditation", dismissal: .default, now: at(12))
+    let again = try await manager.apply(.toggle(default: threeCycles), timer: "meditation", now: at(13))
+    #expect(again.transition.effects == [.replaced, .started])
+    #expect(await manager.activities.count == 2)
+}

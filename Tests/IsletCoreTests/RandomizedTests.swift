@@ -24,6 +24,13 @@ struct CountdownModel {
     }
 }
 
+/// An independent model of the stopwatch: a reference instant while running, an accumulated
+/// time while paused (the RUN2U design), a dismissal instant once ended.
+struct StopwatchModel {
+    enum S: Equatable { case running(reference: Int64), paused(accumulated: Int64), complete(dismiss: Int64) }
+    var s: S
+}
+
 @Test func randomIntentSequencesKeepEveryInvariant() async throws {
     let runs = fuzzIterations(10_000)
     let seed = UInt64(environmentValue("ISLET_FUZZ_SEED").flatMap { UInt64($0) } ?? 0x15_1E7)
@@ -65,6 +72,20 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
         if a != nil { check(a?.content.cycle == m.cycle, "cycle \(String(describing: a?.content.cycle)) vs model \(m.cycle)") }
     }
 
+    var sw: StopwatchModel?
+    func stopwatchMatches(_ a: Activity?) {
+        if case .complete(let d)? = sw?.s, d <= now.milliseconds { sw = nil }
+        guard let m = sw else { check(a == nil, "stopwatch model says idle but \(String(describing: a?.phase))"); return }
+        switch (m.s, a?.content.display) {
+        case (.running(let ref), .running(let r)?): check(r.milliseconds == ref, "stopwatch reference \(r) vs model \(ref)")
+        case (.paused(let acc), .paused(let frozen)?): check(frozen.wholeMilliseconds == acc, "stopwatch accumulated \(frozen) vs model \(acc)")
+        case (.complete(let d), .complete?): check(a?.ending?.dismissAt.milliseconds == d, "stopwatch dismissal")
+        default: check(false, "stopwatch phase \(String(describing: a?.phase)) vs model \(m.s)")
+        }
+        if let a { check(ShownTime.exact(of: a, at: now) >= .zero, "stopwatch elapsed negative") }
+    }
+    let swAttrs = ActivityAttributes(kind: .stopwatch)
+
     for _ in 0..<12 {
         let roll = Int.random(in: 0..<100, using: &rng)
         if roll < 45 {
@@ -72,27 +93,72 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
             let target = now + .milliseconds(Int64.random(in: 1...9000, using: &rng))
             while let d = await manager.nextDeadline(after: now), d.at <= target {
                 check(d.at > now, "deadline \(d.at) not after now \(now)")
-                let before = await manager.activity(for: "meditation")
-                let shownBefore = before.map { ShownTime.seconds(of: $0, at: d.at - .milliseconds(1)) }
-                let shownNow = before.map { ShownTime.seconds(of: $0, at: now) }
-                check(shownBefore == shownNow, "the shown second changed before its deadline")
-                now = d.at
-                _ = await manager.advance(to: now)
-                let after = await manager.activity(for: "meditation")
-                if d.reason == .shownSecondChanges, let b = before, let a = after, b.phase == .running, a.phase == .running {
-                    let s0 = ShownTime.seconds(of: b, at: now - .milliseconds(1)), s1 = ShownTime.seconds(of: a, at: now)
-                    check(s1 == s0 - 1, "a running countdown's shown second went \(s0) -> \(s1) at a tick")
-                }
-                if let a = after {
-                    check(ShownTime.exact(of: a, at: now) >= .zero, "negative time")
-                    if case .paused = a.content.display, let b = before, case .paused = b.content.display {
-                        check(a.content.display == b.content.display, "paused time moved")
+                var changed = false
+                for id in ["meditation", "stopwatch"] {
+                    let before = await manager.activity(for: id)
+                    let shownBefore = before.map { ShownTime.seconds(of: $0, at: d.at - .milliseconds(1)) }
+                    let shownNow = before.map { ShownTime.seconds(of: $0, at: now) }
+                    check(shownBefore == shownNow, "\(id): the shown second changed before its deadline")
+                    if d.reason == .shownSecondChanges, let b = before, b.phase == .running {
+                        // The shown second moves by exactly one at its deadline (down for a
+                        // countdown, up for a stopwatch), or not at all when the tick is another timer's.
+                        let s0 = ShownTime.seconds(of: b, at: d.at - .milliseconds(1)), s1 = ShownTime.seconds(of: b, at: d.at)
+                        let step = b.attributes.kind.isStopwatch ? 1 : -1
+                        check(s1 == s0 || s1 == s0 + step, "\(id): the shown second went \(s0) -> \(s1) at a tick")
+                        if s1 != s0 { changed = true }
                     }
                 }
-                modelMatches(after)
+                if d.reason == .shownSecondChanges { check(changed, "a tick deadline at \(d.at) changed no shown second") }
+                let pausedBefore = await manager.activities.filter { $0.phase == .paused }
+                now = d.at
+                _ = await manager.advance(to: now)
+                for p in pausedBefore {
+                    let a = await manager.activity(for: p.timerID)
+                    check(a?.content.display == p.content.display, "\(p.timerID): paused time moved")
+                }
+                for a in await manager.activities {
+                    check(ShownTime.exact(of: a, at: now) >= .zero, "\(a.timerID): negative time")
+                }
+                modelMatches(await manager.activity(for: "meditation"))
+                stopwatchMatches(await manager.activity(for: "stopwatch"))
             }
             now = target
             _ = await manager.advance(to: now)
+            modelMatches(await manager.activity(for: "meditation"))
+            stopwatchMatches(await manager.activity(for: "stopwatch"))
+        } else if roll < 65 {
+            // An intent for the stopwatch, which lives beside the countdown (another timer id).
+            let choice = Int.random(in: 0..<7, using: &rng)
+            let intent: Intent
+            switch choice {
+            case 0: intent = .start(swAttrs)
+            case 1: intent = .pause
+            case 2: intent = .resume
+            case 3: intent = .toggle(default: swAttrs)
+            case 4: intent = .reset
+            case 5: intent = .end(.after(now + .milliseconds(Int64.random(in: 0...5000, using: &rng))))
+            default: intent = .expand
+            }
+            if case .complete(let d)? = sw?.s, d <= now.milliseconds { sw = nil }
+            let result = try? await manager.apply(intent, timer: "stopwatch", now: now)
+            if result != nil {
+                let t = now.milliseconds
+                switch (intent, sw?.s) {
+                case (.start, _), (.toggle, nil), (.toggle, .complete?): sw = StopwatchModel(s: .running(reference: t))
+                case (.pause, .running(let ref)?), (.toggle, .running(let ref)?): sw?.s = .paused(accumulated: t - ref)
+                case (.resume, .paused(let acc)?), (.toggle, .paused(let acc)?): sw?.s = .running(reference: t - acc)
+                case (.reset, _): sw = nil
+                case (.end(let p), _):
+                    var endedAt = t
+                    if case .complete? = sw?.s, let e = await manager.activity(for: "stopwatch")?.ending { endedAt = e.endedAt.milliseconds }
+                    let d = p.dismissalInstant(endedAt: Instant(milliseconds: endedAt)).milliseconds
+                    sw = d <= t ? nil : StopwatchModel(s: .complete(dismiss: d))
+                default: break
+                }
+            }
+            let list = await manager.activities
+            check(Set(list.map(\.timerID)).count == list.count, "two activities for one timer")
+            stopwatchMatches(await manager.activity(for: "stopwatch"))
             modelMatches(await manager.activity(for: "meditation"))
         } else {
             let choice = Int.random(in: 0..<7, using: &rng)

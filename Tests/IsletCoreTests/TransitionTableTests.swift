@@ -134,3 +134,66 @@ func transitionTable(_ state: Fixture, _ name: IntentName) throws {
         try TimerMachine.apply(.start(badID), to: nil, now: t0)
     }
 }
+
+/// The time-driven half of the table: every (state, time event) pair. A defined event names the
+/// phase it leads to and the second (after t0) it is due at, worked out from the spec: a 300 s,
+/// 3-cycle countdown started at 0 s ends cycle 1 at 300 s; CYCLE_END entered at 300 s lasts the
+/// default 3 s; an `end(.default)` lingers 4 h (14,400 s); every active activity ends itself at
+/// 8 h (28,800 s). Any pair not listed is rejected `not_due` (`no_activity` from IDLE), also
+/// long after every instant, and an event fired 1 ms before its instant is `not_due` as well.
+let eventTable: [Fixture: [TimeEvent: (Phase, Double)]] = [
+    .idle: [:],
+    // The first of three cycles: it ends into CYCLE_END, never straight into COMPLETE.
+    .running: [.cycleEnded: (.cycleEnd, 300), .lifetimeLimit: (.complete, 28_800)],
+    // Paused at 100 s: the pause check comes first, no cycle end however late.
+    .paused: [.lifetimeLimit: (.complete, 28_800)],
+    .cycleEnd: [.nextCycle: (.running, 303), .lifetimeLimit: (.complete, 28_800)],
+    // Ended at 10 s with the default policy: dismissed 4 h later; the 8 h limit no longer applies.
+    .complete: [.dismissal: (.idle, 10 + 14_400)],
+    .stopwatchRunning: [.lifetimeLimit: (.complete, 28_800)],
+    .stopwatchPaused: [.lifetimeLimit: (.complete, 28_800)],
+    .stopwatchComplete: [.dismissal: (.idle, 60 + 14_400)],
+]
+
+@Test(arguments: Fixture.allCases, TimeEvent.allCases)
+func timeEventTable(_ state: Fixture, _ event: TimeEvent) throws {
+    let expected = try #require(eventTable[state])[event]
+    let a = state.activity
+    let farLate = at(40_000)
+    guard let (phase, second) = expected else {
+        let code: Rejection.Code = state == .idle ? .noActivity : .notDue
+        do {
+            _ = try TimerMachine.fire(event, on: a, now: farLate)
+            Issue.record("\(state) × \(event) should be rejected \(code.rawValue)")
+        } catch {
+            #expect(error.code == code, "\(state) × \(event)")
+        }
+        #expect(a.flatMap { TimerMachine.dueInstant(event, of: $0) } == nil, "\(state) × \(event) has no instant")
+        return
+    }
+    let activity = try #require(a)
+    #expect(TimerMachine.dueInstant(event, of: activity) == at(second), "\(state) × \(event) due instant")
+    do {
+        _ = try TimerMachine.fire(event, on: activity, now: at(second) - .milliseconds(1))
+        Issue.record("\(state) × \(event) fired 1 ms early")
+    } catch {
+        #expect(error.code == .notDue)
+    }
+    let t = try TimerMachine.fire(event, on: activity, now: at(second))
+    #expect(t.phase == phase, "\(state) × \(event)")
+    #expect(!t.effects.isEmpty, "a time event reports what it did")
+}
+
+/// The last cycle's end is COMPLETE, not CYCLE_END, and its dismissal follows 3 s later.
+@Test func theLastCyclesEndIsFinalCompletion() throws {
+    let one = try #require(started(ActivityAttributes(kind: .countdown(cycle: .seconds(300), cycles: 1))))
+    #expect(TimerMachine.dueInstant(.cycleEnded, of: one) == nil)
+    #expect(TimerMachine.dueInstant(.finalCompletion, of: one) == at(300))
+    let done = try TimerMachine.fire(.finalCompletion, on: one, now: at(300))
+    #expect(done.phase == .complete)
+    #expect(done.activity?.ending?.dismissAt == at(303))
+    let stale = ActivityAttributes(kind: .countdown(cycle: .seconds(300), cycles: 1), staleAfter: .seconds(60))
+    let s = try #require(started(stale))
+    #expect(TimerMachine.dueInstant(.staleness, of: s) == at(60))
+    #expect(try TimerMachine.fire(.staleness, on: s, now: at(60)).activity?.content.isStale == true)
+}

@@ -28,6 +28,23 @@ func writeFile(_ path: String, _ text: String) {
 }
 
 @Suite struct CaptureTests {
+    /// A capture whose file cannot take more (here /dev/full: every write is ENOSPC) says so,
+    /// naming the file and the errno, and the bus keeps serving the panel.
+    @Test func aFailingCaptureFileIsReportedAndTheBusKeepsWorking() throws {
+        let model = try #require(PanelModel.find(.ssd1306, width: 128, height: 32))
+        let bus = MockI2CBus(panel: model)
+        try bus.startCapture(to: "/dev/full")
+        try bus.write(address: 0x3C, bytes: [0x00, 0xAE])
+        let e = try #require(bus.captureError)
+        #expect(e.file == "/dev/full" && e.message.contains("errno \(ENOSPC)"))
+        #expect(e.description.hasPrefix("/dev/full: capture stopped"))
+        try bus.write(address: 0x3C, bytes: [0x00, 0x8D, 0x14, 0xA5, 0xAF])
+        #expect(bus.problems.isEmpty)
+        #expect(bus.image().litCount == 128 * 32)   // A5h: entire display on, the panel still listens
+        bus.stopCapture()
+        #expect(bus.captureError == nil)
+    }
+
     @Test func linesFollowTheFormat() throws {
         let clock = ManualClock()
         clock.set(5_000)

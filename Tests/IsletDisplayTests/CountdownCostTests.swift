@@ -70,3 +70,44 @@ enum SevenSegment {
         print("countdown over \(transport): full frame \(full.wireBytes) wire bytes (\(full)); one-digit step \(step.wireBytes) (\(step)); two-digit step \(carry.wireBytes) (\(carry))")
     }
 }
+
+/// The same question with the project's own renderer: the compact 128×32 countdown as the
+/// daemon draws it (Terminus digits, icon, progress line), 70 consecutive seconds including
+/// the carries 12:30 → 12:29 and 12:00 → 11:59.
+@Suite struct RenderedCountdownCostTests {
+    static let renderer = Result { () throws(FontError) in try Renderer() }
+
+    @Test(arguments: I2CTransport.allCases)
+    func renderedSecondStepsCostASmallFractionOfAFullFrame(_ transport: I2CTransport) throws {
+        let renderer = try Self.renderer.get()
+        func frame(_ remaining: Int) throws -> Bitmap {
+            let request = try RenderCommand.parse(["--size", "128x32", "--duration", "1200", "--remaining", "\(remaining)", "-o", "-"])
+            return RenderCommand.render(request, with: renderer)
+        }
+        let model = try #require(PanelModel.find(.ssd1306, width: 128, height: 32))
+        let bus = MockI2CBus(panel: model, transport: transport)
+        var d = PanelDriver(bus: bus, panel: model)
+        _ = try d.flush(try frame(755))
+        // A full frame without the init sequence: every byte of the glass changes.
+        var all = try frame(755)
+        for y in 0..<32 { for x in 0..<128 { all[x, y].toggle() } }
+        let full = try d.flush(all)
+        _ = try d.flush(try frame(755))
+        var costs: [Int] = []
+        for remaining in stride(from: 754, through: 685, by: -1) {
+            let f = try frame(remaining)
+            let step = try d.flush(f)
+            #expect(step.wireBytes > 0, "the shown second changed at \(remaining) s, so bytes must go out")
+            costs.append(step.wireBytes)
+            #expect(bus.image() == f)
+        }
+        #expect(bus.problems.isEmpty)
+        let sorted = costs.sorted()
+        let median = sorted[sorted.count / 2]
+        // "A small fraction": the typical step under a tenth of a full frame, and even the
+        // worst one (12:00 → 11:59, four of the five characters change) under a third.
+        #expect(median * 10 < full.wireBytes, "median step \(median) vs full \(full.wireBytes)")
+        #expect((sorted.last ?? 0) * 3 < full.wireBytes, "worst step \(sorted.last ?? 0) vs full \(full.wireBytes)")
+        print("rendered countdown over \(transport): full \(full.wireBytes) wire bytes; steps min \(sorted.first ?? 0), median \(median), max \(sorted.last ?? 0)")
+    }
+}

@@ -21,7 +21,9 @@ import Glibc
 
     @Test(arguments: cases)
     func lastFrameIsShown(_ c: Case) throws {
-        let sequences = fuzzIterations(10)
+        // 25 per case × 40 cases = 1,000 sequences (about 8 s of a debug build on 2 cores);
+        // ISLET_FUZZ_ITERATIONS=50 and up for the long runs.
+        let sequences = fuzzIterations(25)
         let base: UInt64 = {
             if let raw = getenv("ISLET_FUZZ_SEED"), let v = UInt64(String(cString: raw)) { return v }
             return 0x1517_0000

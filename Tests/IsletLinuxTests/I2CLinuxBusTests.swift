@@ -17,6 +17,8 @@ final class FakeI2CSystem: I2CSystem, Sendable {
         var funcsErrno: Int32? = nil
         var funcs: UInt = 0
         var writeErrno: [UInt8: Int32] = [:]
+        /// errno of I2C_SLAVE per address (EBUSY: a kernel driver claimed it).
+        var slaveErrno: [UInt8: Int32] = [:]
         var panel: EmulatedPanel? = nil
     }
     let state: Mutex<State>
@@ -48,6 +50,7 @@ final class FakeI2CSystem: I2CSystem, Sendable {
     func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, I2CSystemErrno> {
         state.withLock { s in
             s.calls.append(.slave(address))
+            if let e = s.slaveErrno[address] { return .failure(I2CSystemErrno(e)) }
             return .success(())
         }
     }
@@ -78,7 +81,9 @@ final class FakeI2CSystem: I2CSystem, Sendable {
         let bus = try LinuxI2CBus(bus: 1, system: sys)
         #expect(bus.capabilities == .plainI2C)
         try bus.write(address: 0x3C, bytes: [0x00, 0xAE])
-        #expect(sys.calls == [.open("/dev/i2c-1"), .funcs, .plain(0x3C, [0x00, 0xAE])])
+        try bus.write(address: 0x3C, bytes: [0x00, 0xAF])
+        // I2C_SLAVE once per address (the kernel's claim check), then one I2C_RDWR message per write.
+        #expect(sys.calls == [.open("/dev/i2c-1"), .funcs, .slave(0x3C), .plain(0x3C, [0x00, 0xAE]), .plain(0x3C, [0x00, 0xAF])])
     }
 
     @Test func smbusOnlyAdapterSendsTheControlByteAsCommand() throws {
@@ -139,13 +144,35 @@ final class FakeI2CSystem: I2CSystem, Sendable {
         }
     }
 
+    /// The kernel refuses I2C_SLAVE with EBUSY when a driver (the ssd1306 overlay) has claimed the
+    /// address; I2C_RDWR alone would not notice. Both transports must report it, with the hint.
+    @Test(arguments: [I2CFunctionality.plainI2C, I2CFunctionality.smbusWriteI2CBlock])
+    func anAddressClaimedByAKernelDriverIsBusy(_ funcs: UInt) throws {
+        let sys = FakeI2CSystem(funcs: funcs)
+        sys.state.withLock { $0.slaveErrno[0x3C] = EBUSY }
+        let bus = try LinuxI2CBus(bus: 1, system: sys)
+        do {
+            try bus.write(address: 0x3C, bytes: [0x00, 0xAE])
+            Issue.record("expected busy")
+        } catch {
+            #expect(error.kind == .busy && error.address == 0x3C && error.errno == EBUSY)
+            #expect(error.hint.contains("dtoverlay=ssd1306"))
+        }
+        // Nothing reached the panel's address.
+        #expect(!sys.calls.contains { if case .plain = $0 { true } else if case .smbus = $0 { true } else { false } })
+        // Once the driver lets go, the next write selects the address again and goes through.
+        sys.state.withLock { $0.slaveErrno = [:] }
+        try bus.write(address: 0x3C, bytes: [0x00, 0xAE])
+        #expect(sys.calls.suffix(2).first == .slave(0x3C))
+    }
+
     @Test func probeTries3CThen3D() throws {
         let sys = FakeI2CSystem(funcs: I2CFunctionality.plainI2C)
         sys.state.withLock { $0.writeErrno[0x3C] = EREMOTEIO }
         let bus = try LinuxI2CBus(bus: 1, system: sys)
         #expect(try bus.probe() == 0x3D)
         // The probe sends a NOP command (E3h, SSD1306 §10.1.20).
-        #expect(sys.calls.suffix(2) == [.plain(0x3C, [0x00, 0xE3]), .plain(0x3D, [0x00, 0xE3])])
+        #expect(sys.calls.suffix(4) == [.slave(0x3C), .plain(0x3C, [0x00, 0xE3]), .slave(0x3D), .plain(0x3D, [0x00, 0xE3])])
         sys.state.withLock { $0.writeErrno[0x3D] = ENXIO }
         #expect(try bus.probe() == nil)
         sys.state.withLock { $0.writeErrno[0x3C] = EBUSY }

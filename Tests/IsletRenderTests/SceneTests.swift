@@ -136,3 +136,84 @@ extension SceneTests {
         #expect((heLit.min() ?? 0) >= 40 && (heLit.max() ?? 0) >= 58, "rows \(rows), lit \(heLit)")
     }
 }
+
+extension SceneTests {
+    /// §1 and §2: the labelled presentations on 128×64 show the cycle label *and* the state in
+    /// every language. The label row must change when only the cycle number changes (the cycle
+    /// is shown, long or as "2/3") and must differ from the running row (the state is shown).
+    /// The one exception is a design decision: Arabic "اكتملت الدورة" (cycle complete) is too
+    /// wide to share the row even with "2/3", so that cell shows the state alone.
+    @Test(arguments: [Presentation.lockscreen, .expanded])
+    func labelRowShowsCycleAndStateInEveryLanguage(presentation: Presentation) throws {
+        func labelRow(_ b: Bitmap) -> [String] { crop(b, x: 0, y: 48, w: 128, h: 16) }
+        for language in Localization.languages {
+            let base = ["--presentation", presentation.rawValue, "--size", "128x64", "--language", language,
+                        "--duration", "1200", "--remaining", "754", "--cycles", "3"]
+            let running = labelRow(try frame(base + ["--state", "running", "--cycle", "2"]))
+            for state in ["paused", "cycle-end", "complete"] {
+                let two = labelRow(try frame(base + ["--state", state, "--cycle", "2"]))
+                let one = labelRow(try frame(base + ["--state", state, "--cycle", "1"]))
+                let showsState = two != running, showsCycle = two != one
+                #expect(showsState, "\(language) \(state): the state word is missing")
+                if language == "ar" && state == "cycle-end" {
+                    #expect(!showsCycle, "ar cycle-end is documented as state-only")
+                } else {
+                    #expect(showsCycle, "\(language) \(state): the cycle label was dropped")
+                }
+            }
+        }
+    }
+}
+
+extension SceneTests {
+    /// A title is free text (up to 64 characters, any script): on the lock screen it is shortened
+    /// to fit, never cut by the panel's edge. The title row keeps its 2 px margins on both sides
+    /// and still shows text; a title that fits is drawn whole (it differs from a shortened one).
+    @Test(arguments: [
+        (["--size", "128x64", "--title", "Evening sit with the whole family"], 0..<16),
+        (["--size", "64x128", "--title", "Evening sit"], 32..<48),
+        (["--size", "64x128", "--language", "ar", "--stopwatch", "--elapsed", "5"], 32..<48),
+        (["--size", "128x64", "--language", "ja", "--stopwatch", "--elapsed", "5"], 0..<16),
+    ])
+    func longTitlesAreShortenedNotClipped(args: [String], titleRows: Range<Int>) throws {
+        let b = try frame(args + ["--presentation", "lockscreen"])
+        let lit = (0..<b.width).filter { x in titleRows.contains { b[x, $0] } }
+        #expect(!lit.isEmpty, "\(args): the title row is empty")
+        #expect((lit.min() ?? 0) >= 2 && (lit.max() ?? b.width) <= b.width - 3, "\(args): title touches the edge, columns \(lit.min() ?? -1)–\(lit.max() ?? -1)")
+    }
+
+    @Test func aTitleThatFitsIsDrawnWhole() throws {
+        let base = ["--size", "128x64", "--presentation", "lockscreen"]
+        let short = try frame(base + ["--title", "Evening sit"])
+        let longer = try frame(base + ["--title", "Evening sit with the whole family"])
+        let rows = 0..<16
+        let shortLit = (0..<128).filter { x in rows.contains { short[x, $0] } }
+        let longLit = (0..<128).filter { x in rows.contains { longer[x, $0] } }
+        // "Evening sit" in 8 px Terminus 16 cells is 88 px wide; the long one fills the row.
+        #expect((shortLit.max() ?? 0) < 92 && (longLit.max() ?? 0) > 110)
+    }
+}
+
+extension SceneTests {
+    /// §2 compact: the time is "sized to fit" on every named panel, for every cycle length the core
+    /// accepts (up to 24 h: h:mm:ss with two hour digits). The digits stay inside the panel, and
+    /// no icon pixel falls inside the digits' box: running and paused (different icons, the same
+    /// digits) draw that box identically.
+    @Test(arguments: PanelSize.all)
+    func compactTimeNeverRunsIntoTheIconOrOffThePanel(size: PanelSize) throws {
+        let r = try Shared.get()
+        for duration in [59, 599, 3599, 35_999, 86_400] {
+            let base = ["--size", "\(size)", "--duration", "\(duration)", "--remaining", "\(duration - 1)"]
+            let running = try request(base)
+            let (activity, now) = RenderCommand.scene(running)
+            let a = try #require(activity)
+            let box = try #require(r.timeRegion(a, presentation: .compact, now: now, size: size))
+            #expect(box.x >= 0 && box.x + box.width <= size.width && box.y >= 0 && box.y + box.height <= size.height,
+                    "\(size) \(duration) s: digits at \(box) leave the panel")
+            let f1 = try frame(base)
+            let f2 = try frame(base + ["--state", "paused"])
+            let same = crop(f1, x: box.x, y: box.y, w: box.width, h: box.height) == crop(f2, x: box.x, y: box.y, w: box.width, h: box.height)
+            #expect(same, "\(size) \(duration) s: the icon reaches into the digits")
+        }
+    }
+}
