@@ -538,6 +538,9 @@ public final class Daemon {
                     busBytes += try panel.show(frame)
                     frames += 1
                     lastFrame = frame
+                    if let e = (panel as? DriverPanel)?.mock?.captureError {
+                        log.limited(.error, topic: "capture", intervalMs: .max, nowMs: mono, "the capture stopped: \(e)")
+                    }
                 }
                 if !displayOn {
                     busBytes += try panel.setDisplay(on: true)
