@@ -12,6 +12,14 @@ public struct ClientResponse: Decodable, Sendable {
     public var presentation: String?
     public var status: DaemonStatus?
     public var error: ErrorBody?
+    /// The daemon's timeline when it answered (ISO-8601).
+    public var now: String?
+
+    /// How far the daemon's timeline is ahead of this process's wall clock, in ms.
+    public func skewMilliseconds(receivedAt local: Instant) -> Int64 {
+        guard let now, let t = ISO8601.parse(now) else { return 0 }
+        return (t - local).wholeMilliseconds
+    }
 
     public struct ErrorBody: Decodable, Sendable {
         public var code: String

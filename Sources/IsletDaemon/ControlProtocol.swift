@@ -299,8 +299,10 @@ public struct ControlResponse: Encodable {
     public var presentation: String?
     public var status: DaemonStatus?
     public var error: ProtocolError?
+    /// The daemon's timeline at the answer: clients that tick on their own correct by it.
+    public var now: Instant?
 
-    enum CodingKeys: String, CodingKey { case ok, event, activities, presentation, status, error }
+    enum CodingKeys: String, CodingKey { case ok, event, activities, presentation, status, error, now }
     enum ErrorKeys: String, CodingKey { case code, message }
 
     public static func failure(_ e: ProtocolError) -> ControlResponse {
@@ -314,6 +316,7 @@ public struct ControlResponse: Encodable {
         try c.encodeIfPresent(activities, forKey: .activities)
         try c.encodeIfPresent(presentation, forKey: .presentation)
         try c.encodeIfPresent(status, forKey: .status)
+        try c.encodeIfPresent(now.map(ISO8601.format), forKey: .now)
         if let error {
             var e = c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
             try e.encode(error.code, forKey: .code)

@@ -71,7 +71,12 @@ public enum CtlMain {
                 response.activities = response.activities?.filter { $0.timerID == t }
             }
             if parsed.json { print(String(decoding: raw, as: UTF8.self)) }
-            else { print(describe(response, now: Instant(milliseconds: Posix.wallMilliseconds()), withStatus: parsed.request.op == .status)) }
+            else {
+                // Times as the daemon's timeline has them (it may differ from this wall clock).
+                let local = Instant(milliseconds: Posix.wallMilliseconds())
+                let now = local + .milliseconds(response.skewMilliseconds(receivedAt: local))
+                print(describe(response, now: now, withStatus: parsed.request.op == .status))
+            }
             return 0
         } catch {
             printError("isletctl: \(error)")
@@ -202,12 +207,14 @@ public enum CtlMain {
         var activities: [Activity] = []
         var presentation = "off"
         var expandedSince: Int64?
+        var skew: Int64 = 0
+        func daemonNow() -> Instant { Instant(milliseconds: Posix.wallMilliseconds() + skew) }
         // Without fonts the client still streams, as text only.
         let renderer = try? Renderer()
         var last = ""
         if !json { writeOut("\u{1B}[2J") }
         while true {
-            let now = Instant(milliseconds: Posix.wallMilliseconds())
+            let now = daemonNow()
             var timeout: Int32 = -1
             if !json {
                 // Redraw when the shown second changes; the stream only carries transitions.
@@ -224,12 +231,13 @@ public enum CtlMain {
             if let line {
                 if json { writeOut(String(decoding: line, as: UTF8.self) + "\n"); continue }
                 let r = try ControlClient.decode(line)
+                skew = r.skewMilliseconds(receivedAt: Instant(milliseconds: Posix.wallMilliseconds()))
                 activities = r.activities ?? activities
                 presentation = r.presentation ?? presentation
                 expandedSince = presentation == "expanded" ? Posix.bootMilliseconds() : nil
             }
             if json { continue }
-            let t = Instant(milliseconds: Posix.wallMilliseconds())
+            let t = daemonNow()
             if let since = expandedSince, Posix.bootMilliseconds() - since > 5000 {
                 expandedSince = nil
                 presentation = activities.count > 1 ? "minimal" : "compact"

@@ -465,7 +465,7 @@ public final class Daemon {
     private func snapshot(now: Instant) -> ControlResponse {
         ControlResponse(ok: true, event: nil, activities: activities.map { ActivityReport(activity: $0, now: now) },
                         presentation: policy.scene(of: activities, now: now)?.presentation.rawValue ?? "off",
-                        status: nil, error: nil)
+                        status: nil, error: nil, now: now)
     }
 
     private func broadcastChange(now: Instant) {
