@@ -200,6 +200,8 @@ struct DaemonEndToEndTests {
     @Test("garbage and oversized lines get errors; the connection survives garbage only")
     func protocolAbuse() throws {
         let d = try DaemonUnderTest()
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: d.socket)[.posixPermissions] as? Int)
+        #expect(mode == 0o660, "the socket is mode 0660")
         let c = try RawClient(path: d.socket)
         c.send("this is not json\n")
         #expect(errorCode(c.readJSON()) == "invalid_json")
@@ -394,5 +396,19 @@ struct CaptureReplayEndToEndTests {
         // And the live panel the daemon reported is that image too.
         let liveBits = (0..<64).flatMap { y in (0..<128).map { x in live[x, y] } }
         #expect(liveBits == a.bits)
+    }
+
+    @Test("SIGTERM with the default on_exit = off leaves the panel dark")
+    func darkOnExit() throws {
+        let dir = makeTempDir()
+        let capture = dir + "/bus.capture"
+        let d = try DaemonUnderTest(args: ["--capture", capture], dir: dir)
+        #expect(d.ctl("start", "--seconds", "300").status == 0)
+        #expect(try d.panel() != nil)
+        #expect(d.stop() == 0)
+        let out = dir + "/after.pbm"
+        let r = runProgram(Repo.isletctl, ["replay", capture, "--controller", "ssd1306", "--size", "128x64", "-o", out])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(try !readPBM(out).bits.contains(true), "the display was switched off on the way out")
     }
 }
