@@ -128,11 +128,23 @@ public final class Daemon {
         }
         log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)")
         if config.preview == .terminal {
-            let keys = config.buttons == .mock
-                ? config.buttonConfig.buttons.map { b in b.first.map { "[\($0)] \(b)  [\($0.uppercased())] long \(b)" } ?? b }.joined(separator: "  ") + "  [w] stopwatch  [q] quit"
-                : "[w] stopwatch  [q] quit"
-            screen = TerminalScreen(legend: keys)
+            screen = TerminalScreen(legend: Self.legend(config))
         }
+    }
+
+    /// The demo's one-line legend: each mock button's key (lower case: press, upper case:
+    /// long press) with the action the button map gives it.
+    static func legend(_ config: DaemonConfig) -> String {
+        var parts: [String] = []
+        if config.buttons == .mock {
+            let map = config.buttonConfig.map
+            for b in config.buttonConfig.buttons {
+                guard let key = b.first else { continue }
+                if let a = map[b, .press]?.action { parts.append("[\(key)] \(a)") }
+                if let a = map[b, .longPress]?.action { parts.append("[\(key.uppercased())] \(a)") }
+            }
+        }
+        return (parts + ["[w] stopwatch", "[q] quit"]).joined(separator: "  ")
     }
 
     // MARK: the loop
