@@ -187,7 +187,12 @@ public final class Daemon {
                 let re = fds[5 + i].revents
                 guard re != 0, server.clients[c.fd] === c else { continue }
                 if re & Int16(POLLIN | POLLHUP | POLLERR) != 0 { service(c) }
-                if server.clients[c.fd] === c, c.pendingOutput > 0, !server.flush(c) { drop(c) }
+                if server.clients[c.fd] === c, c.pendingOutput > 0, !server.flush(c) {
+                    if c.pendingOutput > ControlServer.maximumPendingOutput {
+                        log.notice("client \(c.id) does not read its answers; dropped")
+                    }
+                    drop(c)
+                }
             }
             advanceAndRefresh()
             pingWatchdogIfDue()

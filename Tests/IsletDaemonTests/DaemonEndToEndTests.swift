@@ -258,6 +258,21 @@ struct DaemonEndToEndTests {
         #expect(try d.status().status?.clients ?? 0 >= 2)
     }
 
+    @Test("a client that floods requests and never reads is dropped, the others are served")
+    func hog() throws {
+        let d = try DaemonUnderTest()
+        let hog = try RawClient(path: d.socket)
+        // Each status answer carries the panel image (~3 KB): 2,000 of them far exceed what
+        // the socket buffer and the daemon's 1 MiB per-client allowance hold.
+        hog.send(String(repeating: "{\"op\":\"status\"}\n", count: 2000))
+        let t = Date()
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        #expect(Date().timeIntervalSince(t) < 2.0, "served while the hog's answers pile up")
+        sleepSeconds(0.5)
+        #expect(try d.status().status?.clients == 1, "the hog was dropped (only this status client remains)")
+        #expect(d.log_().contains("does not read its answers; dropped"))
+    }
+
     @Test("watch streams a change per transition; exit 69 when the daemon goes away")
     func watchStream() throws {
         let d = try DaemonUnderTest()

@@ -75,4 +75,29 @@ struct WakePlanTests {
         #expect(p.scene(of: [a, b], now: t0 + .seconds(4))?.activities.map(\.timerID) == ["meditation"])
         #expect(p.scene(of: [a, b], now: t0 + .seconds(5))?.presentation == .minimal)
     }
+
+    @Test("pixel shift: off costs no wake-up; on moves by at most a pixel once per period")
+    func pixelShift() {
+        let off = PixelShiftSchedule(periodMinutes: 0)
+        #expect(off.nextChange(after: t0) == nil)
+        let home = off.offset(at: t0)
+        #expect(home.dx == 0 && home.dy == 0)
+        let on = PixelShiftSchedule(periodMinutes: 10)
+        let period: Int64 = 10 * 60_000
+        let next = on.nextChange(after: t0)
+        #expect(next.map { $0.milliseconds % period } == 0, "on a period boundary")
+        #expect(next.map { $0 > t0 && ($0 - t0).wholeMilliseconds <= period } == true)
+        var previous = on.offset(at: t0)
+        var seen = Set<String>()
+        var at = t0
+        for _ in 0..<20 {
+            at = on.nextChange(after: at) ?? at
+            let o = on.offset(at: at)
+            #expect(abs(o.dx - previous.dx) <= 1 && abs(o.dy - previous.dy) <= 1, "one pixel at a time")
+            #expect(abs(o.dx) <= 1 && abs(o.dy) <= 1)
+            seen.insert("\(o.dx),\(o.dy)")
+            previous = o
+        }
+        #expect(seen.count > 1, "it does move")
+    }
 }
