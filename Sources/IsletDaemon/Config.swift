@@ -180,7 +180,12 @@ extension DaemonConfig {
             lineNumber += 1
             let origin = "\(file):\(lineNumber)"
             var line = Substring(raw)
-            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            // "#" starts a comment, except inside a double-quoted value.
+            var quoted = false
+            for i in line.indices {
+                if line[i] == "\"" { quoted.toggle() }
+                else if line[i] == "#", !quoted { line = line[..<i]; break }
+            }
             let trimmed = line.trimmingSpaces
             if trimmed.isEmpty { continue }
             if trimmed.hasPrefix("[") {

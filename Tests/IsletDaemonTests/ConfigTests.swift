@@ -58,6 +58,13 @@ struct ConfigTests {
         #expect(c.session.attributes.kind == .countdown(cycle: .seconds(750), cycles: nil))
     }
 
+    @Test("a quoted value keeps its #; an unquoted # starts a comment")
+    func quotedHash() throws {
+        let c = try DaemonConfig().parsing("[session]\ntitle = \"Sit #2\"  # evening\nlanguage = de # German\n", file: "q.conf")
+        #expect(c.session.title == "Sit #2")
+        #expect(c.session.language == "de")
+    }
+
     @Test("defaults without a file are the documented ones")
     func defaults() {
         let c = DaemonConfig()
