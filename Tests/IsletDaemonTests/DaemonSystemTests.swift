@@ -90,4 +90,37 @@ struct DaemonSystemTests {
         #expect(d.ctl("start", "--seconds", "30").status == 0, "and works normally")
         #expect(FileManager.default.fileExists(atPath: dir + "/state/activities.json"))
     }
+
+    @Test("not root: socket and state default to the XDG directories, and isletctl finds the socket there")
+    func userDefaults() throws {
+        let dir = makeTempDir()
+        chmod(dir, 0o777)
+        let runtime = dir + "/run", state = dir + "/state"
+        for d in [runtime, state] {
+            try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+            chmod(d, 0o777)
+        }
+        let env = ["XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + state, "HOME=" + dir, "PATH=/usr/bin:/bin"]
+        // As root, drop to nobody so the non-root defaults apply.
+        func command(_ program: String, _ args: [String]) -> (String, [String]) {
+            if getuid() == 0 {
+                return ("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "env", "-i"] + env + [program] + args)
+            }
+            return ("/usr/bin/env", ["-i"] + env + [program] + args)
+        }
+        let (p, a) = command(Repo.isletd, ["--bus", "mock"])
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: p)
+        daemon.arguments = a
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { kill(daemon.processIdentifier, SIGKILL); daemon.waitUntilExit() }
+        let socket = runtime + "/islet/islet.sock"
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { sleepSeconds(0.025) }
+        #expect(FileManager.default.fileExists(atPath: socket), "the socket is in $XDG_RUNTIME_DIR/islet")
+        let (cp, ca) = command(Repo.isletctl, ["start", "--seconds", "30"])
+        let r = runProgram(cp, ca)
+        #expect(r.status == 0, "isletctl found the socket without --socket: \(r.err)")
+        #expect(FileManager.default.fileExists(atPath: state + "/islet/activities.json"), "the state is in $XDG_STATE_HOME/islet")
+    }
 }
