@@ -265,7 +265,15 @@ public final class Daemon {
 
     private func handleKeys() {
         var byte: UInt8 = 0
-        guard read(0, &byte, 1) == 1 else { return }
+        let n = read(0, &byte, 1)
+        if n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN) {
+            // The demo's terminal is gone (closed window, EOF): stop, rather than spin on a
+            // descriptor that is readable forever.
+            log.info("the terminal closed; stopping the demo")
+            running = false
+            return
+        }
+        guard n == 1 else { return }
         let now = clock.now()
         let key = Character(Unicode.Scalar(byte))
         switch key {
