@@ -366,15 +366,10 @@ public final class Daemon {
         guard let behind = clockBehindUntil, now >= behind else { return }
         clockBehindUntil = nil
         if clockChangeFD >= 0 { close(clockChangeFD); clockChangeFD = -1 }
-        let fresh = activities.map { a -> Activity in
-            var n = a
-            if markedStale.contains(a.timerID) { n.content.isStale = false }
-            return n
-        }
+        // Only the marks this daemon set itself: staleness from an activity's own stale-after
+        // interval is the core's business and stays.
+        for id in markedStale.sorted() { _ = perform(.markFresh, timer: id, now: now) }
         markedStale = []
-        manager = ActivityManager(store: store, restoring: fresh)
-        activities = fresh
-        try? store.saveNow(fresh)
         log.notice("the clock has caught up with the last save; activities are no longer stale")
         broadcastChange(now: now)
     }
@@ -669,6 +664,7 @@ extension Intent {
         case .end: "end"
         case .expand: "expand"
         case .markStale: "mark stale"
+        case .markFresh: "mark fresh"
         }
     }
 }
