@@ -17,7 +17,8 @@ public enum CtlMain {
       end [--dismissal immediate|default|after:SECONDS] [--timer ID]
       press BUTTON [--hold-ms N]  press a mock button (daemon started with --buttons mock)
       status [--json] [--timer ID]
-      watch [--json]             a live picture of the pill, or the raw JSON Lines stream
+      watch [--json] [--timer ID]  a live picture of the pill (of one timer with --timer),
+                                 or the raw JSON Lines stream (every activity)
       render ...                 render a state to an image (see isletctl render --help)
       replay ...                 replay a bus capture (see isletctl replay --help)
     Options: --help, --version. The socket defaults to $ISLET_SOCKET, then
@@ -58,7 +59,7 @@ public enum CtlMain {
         let path = socketPath ?? DaemonPaths.clientSocket()
         do {
             let client = try ControlClient(path: path)
-            if parsed.request.op == .watch { return try watch(client, json: parsed.json) }
+            if parsed.request.op == .watch { return try watch(client, json: parsed.json, timer: parsed.request.timer) }
             let (raw, answer) = try client.request(parsed.request)
             var response = answer
             if !response.ok {
@@ -196,7 +197,8 @@ public enum CtlMain {
     }
 
     /// Streams changes until the daemon goes away (exit 69) or the user interrupts.
-    static func watch(_ client: ControlClient, json: Bool) throws(ClientError) -> Int32 {
+    /// With `timer`, the picture shows that timer's activity alone.
+    static func watch(_ client: ControlClient, json: Bool, timer: String? = nil) throws(ClientError) -> Int32 {
         // The panel's size first, so the picture has the pill's proportions.
         var width = 128, height = 64
         if !json, let size = try client.request(ControlRequest(op: .status)).response.status?.size {
@@ -232,7 +234,7 @@ public enum CtlMain {
                 if json { writeOut(String(decoding: line, as: UTF8.self) + "\n"); continue }
                 let r = try ControlClient.decode(line)
                 skew = r.skewMilliseconds(receivedAt: Instant(milliseconds: Posix.wallMilliseconds()))
-                activities = r.activities ?? activities
+                activities = (r.activities ?? activities).filter { timer == nil || $0.timerID == timer }
                 presentation = r.presentation ?? presentation
                 expandedSince = presentation == "expanded" ? Posix.bootMilliseconds() : nil
             }
