@@ -3,6 +3,7 @@
 // GPIOD_LINE_BULK_MAX_LINES exists only in 1.6's header; under 2.x (Debian 13) the backend in
 // islet_gpio_v2.c provides the same functions instead.
 #include "islet_gpio.h"
+#include "islet_gpio_internal.h"
 #include <gpiod.h>
 #include <errno.h>
 #include <sys/epoll.h>
@@ -69,14 +70,6 @@ int islet_gpio_backend_major(void) { return 1; }
 struct islet_gpio_chip { struct gpiod_chip *chip; };
 struct islet_gpio_line { struct gpiod_chip *chip; struct gpiod_line *line; int fd; };
 
-static void copy_text(char *dst, size_t size, const char *src) {
-    if (dst == NULL || size == 0) return;
-    if (src == NULL) src = "";
-    strncpy(dst, src, size - 1);
-    dst[size - 1] = '\0';
-}
-
-static int errno_or(int fallback) { return errno != 0 ? errno : fallback; }
 
 islet_gpio_chip *islet_gpio_chip_open(const char *path, int *error_out) {
     errno = 0;

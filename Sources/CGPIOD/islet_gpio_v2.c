@@ -2,6 +2,7 @@
 // the 1.6 backend in islet_gpio.c, over 2.x's settings/config/request objects. Compiled only
 // when the header is 2.x (it lacks GPIOD_LINE_BULK_MAX_LINES).
 #include "islet_gpio.h"
+#include "islet_gpio_internal.h"
 #include <gpiod.h>
 
 #ifndef GPIOD_LINE_BULK_MAX_LINES
@@ -21,14 +22,6 @@ struct islet_gpio_line {
     int fd;
 };
 
-static void copy_text(char *dst, size_t size, const char *src) {
-    if (dst == NULL || size == 0) return;
-    if (src == NULL) src = "";
-    strncpy(dst, src, size - 1);
-    dst[size - 1] = '\0';
-}
-
-static int errno_or(int fallback) { return errno != 0 ? errno : fallback; }
 
 islet_gpio_chip *islet_gpio_chip_open(const char *path, int *error_out) {
     errno = 0;

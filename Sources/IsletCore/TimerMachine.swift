@@ -12,6 +12,9 @@ public enum Intent: Hashable, Sendable {
     case expand
     /// The host knows the shown time may be wrong (e.g. the clock is behind the last save).
     case markStale
+    /// The host knows the shown time is right again (its clock caught up); the stale-after
+    /// interval starts over.
+    case markFresh
 }
 
 /// The time-driven events. Each is due at an instant computed from the state, never from `now`,
@@ -33,6 +36,7 @@ public enum Effect: Hashable, Sendable {
     case ended(DismissalPolicy)
     case dismissed
     case becameStale
+    case becameFresh
     case expanded
 }
 
@@ -72,6 +76,7 @@ public enum TimerMachine {
             case .end: throw Rejection(.noActivity, "nothing to end: no activity exists")
             case .expand: throw Rejection(.noActivity, "nothing to expand: no activity exists")
             case .markStale: throw Rejection(.noActivity, "nothing to mark stale: no activity exists")
+            case .markFresh: throw Rejection(.noActivity, "nothing to mark fresh: no activity exists")
             }
         }
         let name = a.attributes.kind.isStopwatch ? "stopwatch" : "timer"
@@ -87,6 +92,9 @@ public enum TimerMachine {
             if n.content.isStale { return Transition(activity: a, effects: []) }
             n.content.isStale = true
             return Transition(activity: n, effects: [.becameStale])
+        case (_, .markFresh):
+            guard a.content.isStale else { return Transition(activity: a, effects: []) }
+            return Transition(activity: touched(a, now), effects: [.becameFresh])
         case (.idle, _):
             // An activity never holds `.idle`; treat a corrupt one as absent rather than trap.
             return try transition(intent, from: nil, now: now)

@@ -1,1 +1,7 @@
-print("isletctl: not yet")
+import IsletDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(CtlMain.run(arguments: Array(CommandLine.arguments.dropFirst())))

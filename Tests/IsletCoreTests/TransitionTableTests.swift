@@ -14,7 +14,7 @@ enum Outcome: Equatable, CustomStringConvertible {
 }
 
 enum IntentName: String, CaseIterable, CustomStringConvertible {
-    case start, pause, resume, toggle, reset, endImmediate, endDefault, endAfter, expand, markStale
+    case start, pause, resume, toggle, reset, endImmediate, endDefault, endAfter, expand, markStale, markFresh
     var description: String { rawValue }
     func intent(now: Instant) -> Intent {
         switch self {
@@ -28,6 +28,7 @@ enum IntentName: String, CaseIterable, CustomStringConvertible {
         case .endAfter: .end(.after(now + .seconds(3)))
         case .expand: .expand
         case .markStale: .markStale
+        case .markFresh: .markFresh
         }
     }
 }
@@ -38,41 +39,42 @@ let table: [Fixture: [IntentName: Outcome]] = [
         .toggle: .to(.running), .reset: .rejected(.noActivity), .endImmediate: .rejected(.noActivity),
         .endDefault: .rejected(.noActivity), .endAfter: .rejected(.noActivity),
         .expand: .rejected(.noActivity), .markStale: .rejected(.noActivity),
+        .markFresh: .rejected(.noActivity),
     ],
     .running: [
         .start: .to(.running), .pause: .to(.paused), .resume: .rejected(.alreadyRunning),
         .toggle: .to(.paused), .reset: .to(.idle), .endImmediate: .to(.idle),
-        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.running), .markStale: .to(.running),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.running), .markStale: .to(.running), .markFresh: .to(.running),
     ],
     .paused: [
         .start: .to(.running), .pause: .rejected(.alreadyPaused), .resume: .to(.running),
         .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
-        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.paused), .markStale: .to(.paused),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.paused), .markStale: .to(.paused), .markFresh: .to(.paused),
     ],
     .cycleEnd: [
         .start: .to(.running), .pause: .to(.paused), .resume: .rejected(.notPaused),
         .toggle: .to(.paused), .reset: .to(.idle), .endImmediate: .to(.idle),
-        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.cycleEnd), .markStale: .to(.cycleEnd),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.cycleEnd), .markStale: .to(.cycleEnd), .markFresh: .to(.cycleEnd),
     ],
     .complete: [
         .start: .to(.running), .pause: .rejected(.alreadyComplete), .resume: .rejected(.alreadyComplete),
         .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
-        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.complete), .markStale: .to(.complete),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.complete), .markStale: .to(.complete), .markFresh: .to(.complete),
     ],
     .stopwatchRunning: [
         .start: .to(.running), .pause: .to(.paused), .resume: .rejected(.alreadyRunning),
         .toggle: .to(.paused), .reset: .to(.idle), .endImmediate: .to(.idle),
-        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.running), .markStale: .to(.running),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.running), .markStale: .to(.running), .markFresh: .to(.running),
     ],
     .stopwatchPaused: [
         .start: .to(.running), .pause: .rejected(.alreadyPaused), .resume: .to(.running),
         .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
-        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.paused), .markStale: .to(.paused),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.paused), .markStale: .to(.paused), .markFresh: .to(.paused),
     ],
     .stopwatchComplete: [
         .start: .to(.running), .pause: .rejected(.alreadyComplete), .resume: .rejected(.alreadyComplete),
         .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
-        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.complete), .markStale: .to(.complete),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.complete), .markStale: .to(.complete), .markFresh: .to(.complete),
     ],
 ]
 
@@ -86,7 +88,7 @@ func transitionTable(_ state: Fixture, _ name: IntentName) throws {
     do {
         let t = try TimerMachine.apply(name.intent(now: now), to: before, now: now)
         outcome = .to(t.phase)
-        #expect(!t.effects.isEmpty || name == .markStale, "a transition reports what it did")
+        #expect(!t.effects.isEmpty || name == .markStale || name == .markFresh, "a transition reports what it did")
     } catch {
         outcome = .rejected(error.code)
         #expect(!error.message.isEmpty)
@@ -196,4 +198,16 @@ func timeEventTable(_ state: Fixture, _ event: TimeEvent) throws {
     let s = try #require(started(stale))
     #expect(TimerMachine.dueInstant(.staleness, of: s) == at(60))
     #expect(try TimerMachine.fire(.staleness, on: s, now: at(60)).activity?.content.isStale == true)
+}
+
+@Test func markFreshClearsTheHostsStaleMarkAndRestartsTheStaleInterval() throws {
+    let attrs = ActivityAttributes(kind: .countdown(cycle: .seconds(600), cycles: 1), staleAfter: .seconds(60))
+    let stale = try #require(try TimerMachine.apply(.markStale, to: started(attrs), now: at(5)).activity)
+    #expect(stale.content.isStale)
+    #expect(stale.staleAt == nil)
+    let fresh = try TimerMachine.apply(.markFresh, to: stale, now: at(100))
+    #expect(fresh.effects == [.becameFresh])
+    #expect(fresh.activity?.content.isStale == false)
+    #expect(fresh.activity?.staleAt == at(160))
+    #expect(fresh.activity?.content.display == stale.content.display)
 }

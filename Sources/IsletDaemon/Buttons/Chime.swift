@@ -75,7 +75,7 @@ public enum ChimeCue: Hashable, Sendable {
             case .cycleEnded: cycleEnded = true
             case .completed: completed = true
             case .paused, .ended, .dismissed, .replaced: quiet = true
-            case .started, .resumed, .cycleStarted, .becameStale, .expanded: break
+            case .started, .resumed, .cycleStarted, .becameStale, .becameFresh, .expanded: break
             }
         }
         if phase == .paused { return cycleEnded || completed || quiet ? .silence : nil }

@@ -1,0 +1,241 @@
+import IsletCore
+import IsletDisplay
+
+/// Where frames go: the emulated panel, or a Linux I²C bus device.
+public enum BusSpec: Hashable, Sendable, CustomStringConvertible {
+    case mock
+    case device(String)
+    public var description: String {
+        switch self {
+        case .mock: "mock"
+        case .device(let p): p
+        }
+    }
+}
+
+public enum ButtonsMode: String, Sendable, CaseIterable { case none, mock, gpio }
+public enum PreviewMode: String, Sendable, CaseIterable { case none, terminal }
+/// What SIGTERM leaves on the panel.
+public enum ExitDisplay: String, Sendable, CaseIterable { case off, keep }
+
+/// The session `toggle` starts from idle.
+public struct SessionDefaults: Hashable, Sendable {
+    public var minutes: Double = 20
+    public var cycles: Int = 1
+    public var language: String = "en"
+    public var cycleEndSeconds: Double = 3
+    public var title: String?
+
+    public init() {}
+
+    public var attributes: ActivityAttributes {
+        ActivityAttributes(kind: .countdown(cycle: .milliseconds(Int64(minutes * 60_000)), cycles: cycles == 0 ? nil : cycles),
+                           title: title, cycleEndInterval: .milliseconds(Int64(cycleEndSeconds * 1000)),
+                           language: language)
+    }
+}
+
+/// Everything the daemon reads from its config file and command line. Defaults are the
+/// documented ones (README.md, "Configuration").
+public struct DaemonConfig: Sendable {
+    // [daemon]
+    public var socketPath: String?          // nil: the default for this user
+    public var socketGroup: String?
+    public var socketMode: UInt32 = 0o660
+    public var stateDir: String?            // nil: the default for this user
+    public var logLevel: LogLevel = .info
+    public var buttons: ButtonsMode = .none
+    // [display]
+    public var bus: BusSpec = .device("/dev/i2c-1")
+    public var address: Int = 0x3C
+    public var controller: ControllerKind = .ssd1306
+    public var width: Int = 128
+    public var height: Int = 64
+    public var onExit: ExitDisplay = .off
+    public var expandSeconds: Int = 5
+    public var pixelShiftMinutes: Int = 0
+    public var capture: String?
+    public var preview: PreviewMode = .none
+    /// Test seam (mock bus only): the bus fails from `start` ms after start-up for `length` ms.
+    public var mockUnplug: (startMs: Int64, lengthMs: Int64)?
+    // [session]
+    public var session = SessionDefaults()
+    /// `[buttons]` and `[chime]`, interpreted key by key by the buttons module.
+    public var buttonConfig = ButtonConfig()
+
+    public init() {}
+}
+
+/// A config problem: where it is and what would be accepted.
+public struct ConfigError: Error, CustomStringConvertible, Sendable {
+    public var origin: String        // "file:line" or "--flag"
+    public var message: String
+    public init(_ origin: String, _ message: String) { self.origin = origin; self.message = message }
+    public var description: String { "\(origin): \(message)" }
+    /// sysexits.h EX_CONFIG.
+    public static let exitStatus: Int32 = 78
+}
+
+extension DaemonConfig {
+    /// Every key by section, for error messages and docs.
+    public static let keys: [String: [String]] = [
+        "daemon": ["socket", "socket_group", "socket_mode", "state_dir", "log_level", "buttons"],
+        "display": ["bus", "address", "controller", "size", "on_exit", "expand_seconds",
+                    "pixel_shift_minutes", "capture", "preview"],
+        "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title"],
+    ]
+
+    /// Sections whose keys another module interprets.
+    public static let delegatedSections: Set<String> = ["buttons", "chime"]
+
+    /// Sets one key; `origin` names the place for errors ("isletd.conf:12" or "--bus").
+    public mutating func set(section: String, key: String, value: String, origin: String) throws(ConfigError) {
+        func bad(_ accepted: String) -> ConfigError {
+            ConfigError(origin, "\(section).\(key) = \"\(value)\" is not valid; accepted: \(accepted)")
+        }
+        func choice<E: RawRepresentable & CaseIterable>(_ t: E.Type) throws(ConfigError) -> E where E.RawValue == String {
+            guard let v = E(rawValue: value) else { throw bad(E.allCases.map(\.rawValue).joined(separator: ", ")) }
+            return v
+        }
+        func int(_ range: ClosedRange<Int>) throws(ConfigError) -> Int {
+            guard let v = Int(value), range.contains(v) else { throw bad("a whole number from \(range.lowerBound) to \(range.upperBound)") }
+            return v
+        }
+        func number(_ range: ClosedRange<Double>) throws(ConfigError) -> Double {
+            guard let v = Double(value), v.isFinite, range.contains(v) else {
+                throw bad("a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+            }
+            return v
+        }
+        func path() throws(ConfigError) -> String {
+            guard !value.isEmpty, !value.contains("\0") else { throw bad("a file path") }
+            return value
+        }
+        switch (section, key) {
+        case ("daemon", "socket"): socketPath = try path()
+        case ("daemon", "socket_group"): socketGroup = value.isEmpty ? nil : value
+        case ("daemon", "socket_mode"):
+            guard let m = UInt32(value, radix: 8), m <= 0o777 else { throw bad("an octal mode such as 0660") }
+            socketMode = m
+        case ("daemon", "state_dir"): stateDir = try path()
+        case ("daemon", "log_level"):
+            guard let l = LogLevel(name: value) else { throw bad(LogLevel.allCases.map(\.name).joined(separator: ", ")) }
+            logLevel = l
+        case ("daemon", "buttons"): buttons = try choice(ButtonsMode.self)
+        case ("display", "bus"):
+            if value == "mock" { bus = .mock }
+            else if value.hasPrefix("/dev/") { bus = .device(value) }
+            else { throw bad("mock or a device path such as /dev/i2c-1") }
+        case ("display", "address"):
+            let v = value.lowercased().hasPrefix("0x") ? Int(value.dropFirst(2), radix: 16) : Int(value)
+            guard let a = v, (0x03...0x77).contains(a) else { throw bad("a 7-bit I2C address, hex (0x3c) or decimal (60), 0x03 to 0x77") }
+            address = a
+        case ("display", "controller"): controller = try choice(ControllerKind.self)
+        case ("display", "size"):
+            let parts = value.lowercased().split(separator: "x")
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
+                  (8...256).contains(w), (8...128).contains(h), h % 8 == 0 else {
+                throw bad("WIDTHxHEIGHT, e.g. 128x64 or 128x32 (width 8 to 256, height a multiple of 8 up to 128)")
+            }
+            width = w
+            height = h
+        case ("display", "on_exit"): onExit = try choice(ExitDisplay.self)
+        case ("display", "expand_seconds"): expandSeconds = try int(1...60)
+        case ("display", "pixel_shift_minutes"): pixelShiftMinutes = try int(0...1440)
+        case ("display", "capture"): capture = value.isEmpty ? nil : try path()
+        case ("display", "preview"): preview = try choice(PreviewMode.self)
+        case ("session", "minutes"): session.minutes = try number(0.05...1440)
+        case ("session", "cycles"): session.cycles = try int(0...999)
+        case ("session", "language"):
+            guard (2...16).contains(value.count),
+                  value.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "-" || $0 == "_" }) else {
+                throw bad("a language code such as en, de, ar, zh-Hans")
+            }
+            session.language = value
+        case ("session", "cycle_end_seconds"): session.cycleEndSeconds = try number(0...600)
+        case ("session", "title"):
+            guard value.count <= ActivityAttributes.maxTitleLength else { throw bad("at most \(ActivityAttributes.maxTitleLength) characters") }
+            session.title = value.isEmpty ? nil : value
+        default:
+            if Self.delegatedSections.contains(section) {
+                do { try buttonConfig.set(section: section, key: key, value: value) }
+                catch { throw ConfigError(origin, "[\(section)] \(error)") }
+                return
+            }
+            if let known = Self.keys[section] {
+                throw ConfigError(origin, "unknown key \"\(key)\" in [\(section)]; accepted: \(known.joined(separator: ", "))")
+            }
+            let sections = (Self.keys.keys.sorted() + Self.delegatedSections.sorted()).map { "[\($0)]" }
+            throw ConfigError(origin, "unknown section [\(section)]; accepted: \(sections.joined(separator: ", "))")
+        }
+    }
+
+    /// Parses config text on top of `self` (the defaults). `file` names the source in errors.
+    public func parsing(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
+        var c = self
+        var section: String?
+        var seen = Set<String>()
+        var lineNumber = 0
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let origin = "\(file):\(lineNumber)"
+            var line = Substring(raw)
+            // "#" starts a comment, except inside a double-quoted value.
+            var quoted = false
+            for i in line.indices {
+                if line[i] == "\"" { quoted.toggle() }
+                else if line[i] == "#", !quoted { line = line[..<i]; break }
+            }
+            let trimmed = line.trimmingSpaces
+            if trimmed.isEmpty { continue }
+            if trimmed.hasPrefix("[") {
+                guard trimmed.hasSuffix("]"), trimmed.count > 2 else {
+                    throw ConfigError(origin, "a section header looks like [session]")
+                }
+                let name = String(trimmed.dropFirst().dropLast()).trimmingSpaces
+                guard Self.keys[name] != nil || Self.delegatedSections.contains(name) else {
+                    let sections = (Self.keys.keys.sorted() + Self.delegatedSections.sorted()).map { "[\($0)]" }
+                    throw ConfigError(origin, "unknown section [\(name)]; accepted: \(sections.joined(separator: ", "))")
+                }
+                section = name
+                continue
+            }
+            guard let eq = trimmed.firstIndex(of: "=") else {
+                throw ConfigError(origin, "expected \"key = value\" (got \"\(trimmed)\")")
+            }
+            let key = String(trimmed[..<eq]).trimmingSpaces
+            var value = String(trimmed[trimmed.index(after: eq)...]).trimmingSpaces
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard let section else {
+                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display] or [session]")
+            }
+            guard !key.isEmpty else { throw ConfigError(origin, "missing key before \"=\"") }
+            guard seen.insert("\(section).\(key)").inserted else {
+                throw ConfigError(origin, "\(section).\(key) is set twice")
+            }
+            try c.set(section: section, key: key, value: value, origin: origin)
+        }
+        do { try c.buttonConfig.validate() }
+        catch { throw ConfigError(file, "[buttons]/[chime]: \(error)") }
+        return c
+    }
+
+    /// Checks what needs several keys together (after the file and the flags).
+    public func validated(origin: String) throws(ConfigError) -> DaemonConfig {
+        if capture != nil, bus != .mock {
+            throw ConfigError(origin, "display.capture records the mock bus only; set bus = mock or remove capture")
+        }
+        guard PanelModel.find(controller, width: width, height: height) != nil else {
+            let sizes = PanelModel.all.filter { $0.controller.kind == controller }.map { "\($0.width)x\($0.height)" }
+            throw ConfigError(origin, "no \(controller.rawValue) panel of \(width)x\(height) is known; sizes for it: \(sizes.joined(separator: ", "))")
+        }
+        return self
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        let s = self.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
+        return String(s.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}

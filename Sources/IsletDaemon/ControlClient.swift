@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+import IsletCore
+
+/// A decoded response line, as a client sees it.
+public struct ClientResponse: Decodable, Sendable {
+    public var ok: Bool
+    public var event: String?
+    public var activities: [Activity]?
+    public var presentation: String?
+    public var status: DaemonStatus?
+    public var error: ErrorBody?
+    /// The daemon's timeline when it answered (ISO-8601).
+    public var now: String?
+
+    /// How far the daemon's timeline is ahead of this process's wall clock, in ms.
+    public func skewMilliseconds(receivedAt local: Instant) -> Int64 {
+        guard let now, let t = ISO8601.parse(now) else { return 0 }
+        return (t - local).wholeMilliseconds
+    }
+
+    public struct ErrorBody: Decodable, Sendable {
+        public var code: String
+        public var message: String
+    }
+}
+
+public enum ClientError: Error, CustomStringConvertible {
+    case unavailable(String)
+    case protocolViolation(String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let m): m
+        case .protocolViolation(let m): m
+        }
+    }
+}
+
+/// A blocking connection to the daemon's control socket.
+public final class ControlClient {
+    public let fd: Int32
+    private var buffer: [UInt8] = []
+
+    public init(path: String) throws(ClientError) {
+        guard let (addr0, len) = Posix.unixAddress(path) else { throw .unavailable("socket path \(path) is too long") }
+        var addr = addr0
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .unavailable("socket: \(Errno.current)") }
+        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) } }
+        guard r == 0 else {
+            let e = Errno.current
+            close(fd)
+            throw .unavailable("no daemon answers on \(path) (\(e)); is isletd running? (--socket or $ISLET_SOCKET choose another socket)")
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    public func send(_ line: [UInt8]) throws(ClientError) {
+        do { try Posix.writeAll(fd, line) } catch { throw .unavailable("the daemon went away: \(error.errno)") }
+    }
+
+    /// The next line, blocking up to `timeoutMs` (-1: forever); nil on timeout.
+    public func readLine(timeoutMs: Int32 = -1) throws(ClientError) -> [UInt8]? {
+        while true {
+            if let nl = buffer.firstIndex(of: 10) {
+                let line = Array(buffer[..<nl])
+                buffer.removeSubrange(...nl)
+                return line
+            }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let n = poll(&p, 1, timeoutMs)
+            if n == 0 { return nil }
+            if n < 0 { if errno == EINTR { continue }; throw .unavailable("poll: \(Errno.current)") }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if got <= 0 {
+                if got < 0, errno == EINTR { continue }
+                throw .unavailable("the daemon closed the connection")
+            }
+            buffer += chunk[0..<got]
+        }
+    }
+
+    public static func decode(_ line: [UInt8]) throws(ClientError) -> ClientResponse {
+        do { return try JSONDecoder().decode(ClientResponse.self, from: Data(line)) }
+        catch { throw .protocolViolation("the daemon sent an answer this isletctl does not understand: \(error)") }
+    }
+
+    /// One request, one answer.
+    public func request(_ r: ControlRequest) throws(ClientError) -> (raw: [UInt8], response: ClientResponse) {
+        try send(r.encodedLine())
+        guard let line = try readLine() else { throw .unavailable("no answer") }
+        return (line, try Self.decode(line))
+    }
+}

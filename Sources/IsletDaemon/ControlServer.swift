@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connected client: nonblocking, with its own input and output buffers, so a slow or
+/// silent client never holds up anyone else.
+final class ClientConnection {
+    let fd: Int32
+    let id: Int
+    var input: [UInt8] = []
+    var output: [UInt8] = []
+    var outputOffset = 0
+    var watching = false
+    /// Stop reading; close once the output is flushed (after a protocol violation).
+    var closing = false
+
+    init(fd: Int32, id: Int) { self.fd = fd; self.id = id }
+
+    var pendingOutput: Int { output.count - outputOffset }
+
+    func queue(_ line: [UInt8]) {
+        if outputOffset > 0 && outputOffset == output.count { output.removeAll(keepingCapacity: true); outputOffset = 0 }
+        output += line
+    }
+}
+
+/// The control socket: a listening Unix stream socket and its clients, serviced from the
+/// daemon's poll loop. It frames JSON Lines and leaves their meaning to a handler.
+final class ControlServer {
+    let path: String
+    let listenFD: Int32
+    private(set) var clients: [Int32: ClientConnection] = [:]
+    private var nextID = 1
+    static let maximumClients = 64
+    /// A watcher that lets this much output pile up is not reading: it is dropped.
+    static let maximumPendingOutput = 1 << 20
+
+    /// Binds the socket. An existing socket that answers means another daemon runs: refuse;
+    /// one that does not answer is a leftover of a crash: replace it.
+    init(path: String, mode: UInt32, group: String?) throws(SystemError) {
+        self.path = path
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try Posix.makeDirectories(String(path[..<slash]), mode: 0o755)
+        }
+        guard let (addr0, len) = Posix.unixAddress(path) else {
+            throw SystemError("socket path \(path) is too long for a Unix socket", Errno(ENAMETOOLONG))
+        }
+        var addr = addr0
+        if ControlServer.answers(path) {
+            throw SystemError("another isletd already serves \(path)", Errno(EADDRINUSE))
+        }
+        unlink(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw SystemError("socket") }
+        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        guard bound == 0 else { let e = SystemError("bind \(path)"); close(fd); throw e }
+        if let group {
+            guard let gr = getgrnam(group) else {
+                close(fd); unlink(path)
+                throw SystemError("socket group \"\(group)\" does not exist", Errno(ENOENT))
+            }
+            if chown(path, uid_t.max, gr.pointee.gr_gid) != 0 {
+                let e = SystemError("chown \(path) to group \(group)"); close(fd); unlink(path); throw e
+            }
+        }
+        guard chmod(path, mode_t(mode)) == 0 else { let e = SystemError("chmod \(path)"); close(fd); throw e }
+        guard listen(fd, 16) == 0 else { let e = SystemError("listen \(path)"); close(fd); throw e }
+        listenFD = fd
+    }
+
+    /// Whether a daemon answers on `path` (a connect succeeds).
+    static func answers(_ path: String) -> Bool {
+        guard let (addr0, len) = Posix.unixAddress(path) else { return false }
+        var addr = addr0
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) } } == 0
+    }
+
+    func shutdown() {
+        for c in clients.values { close(c.fd) }
+        clients.removeAll()
+        close(listenFD)
+        unlink(path)
+    }
+
+    /// Accepts every pending connection.
+    func acceptAll() -> [ClientConnection] {
+        var accepted: [ClientConnection] = []
+        while true {
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 { break }
+            Posix.makeNonblocking(fd)
+            let c = ClientConnection(fd: fd, id: nextID)
+            nextID += 1
+            if clients.count >= Self.maximumClients {
+                c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon serves at most \(Self.maximumClients) clients at once"))))
+                _ = try? Posix.writeSome(fd, c.output[...])
+                close(fd)
+                continue
+            }
+            clients[fd] = c
+            accepted.append(c)
+        }
+        return accepted
+    }
+
+    enum ReadOutcome { case lines([[UInt8]]), tooLong([[UInt8]]), closed([[UInt8]]) }
+
+    /// Reads what the client sent and splits it into lines.
+    func readLines(_ c: ClientConnection) -> ReadOutcome {
+        var buf = [UInt8](repeating: 0, count: 16 * 1024)
+        var eof = false
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                c.input += buf[0..<n]
+                if c.input.count > ControlRequest.maximumLineBytes * 2 { break }
+                continue
+            }
+            if n == 0 { eof = true; break }
+            if errno == EINTR { continue }
+            if errno != EAGAIN && errno != EWOULDBLOCK { eof = true }
+            break
+        }
+        var lines: [[UInt8]] = []
+        while let nl = c.input.firstIndex(of: 10) {
+            let line = Array(c.input[..<nl])
+            c.input.removeSubrange(...nl)
+            if line.count > ControlRequest.maximumLineBytes { return .tooLong(lines) }
+            let trimmed = line.last == 13 ? Array(line.dropLast()) : line
+            if !trimmed.allSatisfy({ $0 == 32 || $0 == 9 }) { lines.append(trimmed) }
+        }
+        if c.input.count > ControlRequest.maximumLineBytes { return .tooLong(lines) }
+        return eof ? .closed(lines) : .lines(lines)
+    }
+
+    /// Writes what the socket takes now. Returns false when the client must be dropped.
+    func flush(_ c: ClientConnection) -> Bool {
+        while c.pendingOutput > 0 {
+            do {
+                let n = try Posix.writeSome(c.fd, c.output[c.outputOffset...])
+                if n == 0 { break }
+                c.outputOffset += n
+            } catch {
+                return false
+            }
+        }
+        if c.pendingOutput == 0 {
+            c.output.removeAll(keepingCapacity: c.output.count < 65536)
+            c.outputOffset = 0
+            if c.closing { return false }
+        }
+        return c.pendingOutput <= Self.maximumPendingOutput
+    }
+
+    func drop(_ c: ClientConnection) {
+        close(c.fd)
+        clients[c.fd] = nil
+    }
+}

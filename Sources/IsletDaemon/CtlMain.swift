@@ -1,0 +1,274 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IsletCore
+import IsletDisplay
+import IsletRender
+
+/// The isletctl program. Exit: 0 success, 1 refused by the daemon, 64 bad usage,
+/// 69 no daemon answers (or it went away during watch).
+public enum CtlMain {
+    public static let usage = """
+    usage: isletctl [--socket PATH] COMMAND [OPTIONS]
+      start [--minutes M | --seconds S] [--cycles N] [--language CODE] [--title T] [--timer ID]
+            [--stopwatch] [--cycle-end-seconds S] [--stale-after-seconds S]
+                                 start a session (no duration: the daemon's default session)
+      pause | resume | toggle | reset | expand [--timer ID]
+      end [--dismissal immediate|default|after:SECONDS] [--timer ID]
+      press BUTTON [--hold-ms N]  press a mock button (daemon started with --buttons mock)
+      status [--json] [--timer ID]
+      watch [--json] [--timer ID]  a live picture of the pill (of one timer with --timer),
+                                 or the raw JSON Lines stream (every activity)
+      render ...                 render a state to an image (see isletctl render --help)
+      replay ...                 replay a bus capture (see isletctl replay --help)
+    Options: --help, --version. The socket defaults to $ISLET_SOCKET, then
+    $XDG_RUNTIME_DIR/islet/islet.sock if it exists, then /run/islet/islet.sock.
+    Exit status: 0 done, 1 refused by the daemon, 64 bad usage, 69 no daemon answers.
+    """
+
+    struct Usage: Error { var message: String }
+
+    public static func run(arguments: [String]) -> Int32 {
+        var args = arguments
+        var socketPath: String?
+        // Global options come before the command.
+        while let a = args.first, a.hasPrefix("-") {
+            args.removeFirst()
+            switch a {
+            case "-h", "--help": print(usage); return 0
+            case "--version": print("isletctl \(IsletVersion.string)"); return 0
+            case "--socket":
+                guard let v = args.first else { return usageError("--socket needs a path") }
+                socketPath = v
+                args.removeFirst()
+            default:
+                if a.hasPrefix("--socket=") { socketPath = String(a.dropFirst(9)); continue }
+                return usageError("unknown option \(a)")
+            }
+        }
+        guard let command = args.first else { return usageError("no command given") }
+        args.removeFirst()
+        switch command {
+        case "render": return RenderCommand.run(arguments: args)
+        case "replay": return ReplayCommand.run(arguments: args)
+        default: break
+        }
+        let parsed: Parsed
+        do { parsed = try parse(command, args) } catch { return usageError(error.message) }
+        if parsed.help { print(usage); return 0 }
+        let path = socketPath ?? DaemonPaths.clientSocket()
+        do {
+            let client = try ControlClient(path: path)
+            if parsed.request.op == .watch { return try watch(client, json: parsed.json, timer: parsed.request.timer) }
+            let (raw, answer) = try client.request(parsed.request)
+            var response = answer
+            if !response.ok {
+                let e = response.error
+                printError("isletctl: \(e?.message ?? "refused") (\(e?.code ?? "error"))")
+                if parsed.json { print(String(decoding: raw, as: UTF8.self)) }
+                return 1
+            }
+            if parsed.request.op == .status, let t = parsed.request.timer {
+                response.activities = response.activities?.filter { $0.timerID == t }
+            }
+            if parsed.json { print(String(decoding: raw, as: UTF8.self)) }
+            else {
+                // Times as the daemon's timeline has them (it may differ from this wall clock).
+                let local = Instant(milliseconds: Posix.wallMilliseconds())
+                let now = local + .milliseconds(response.skewMilliseconds(receivedAt: local))
+                print(describe(response, now: now, withStatus: parsed.request.op == .status))
+            }
+            return 0
+        } catch {
+            printError("isletctl: \(error)")
+            switch error {
+            case .unavailable: return 69
+            case .protocolViolation: return 1
+            }
+        }
+    }
+
+    struct Parsed {
+        var request: ControlRequest
+        var json = false
+        var help = false
+    }
+
+    static func parse(_ command: String, _ args: [String]) throws(Usage) -> Parsed {
+        guard let op = ControlOp(rawValue: command) else {
+            throw Usage(message: "unknown command \"\(command)\"")
+        }
+        var p = Parsed(request: ControlRequest(op: op))
+        var i = 0
+        var positional: [String] = []
+        func value(_ flag: String) throws(Usage) -> String {
+            i += 1
+            guard i < args.count else { throw Usage(message: "\(flag) needs a value") }
+            return args[i]
+        }
+        func number(_ flag: String) throws(Usage) -> Double {
+            let v = try value(flag)
+            guard let d = Double(v), d.isFinite, d >= 0 else { throw Usage(message: "\(flag) needs a number (got \"\(v)\")") }
+            return d
+        }
+        func allowed(_ ops: Set<ControlOp>, _ flag: String) throws(Usage) {
+            guard ops.contains(op) else { throw Usage(message: "\(command) does not take \(flag)") }
+        }
+        while i < args.count {
+            let a = args[i]
+            switch a {
+            case "-h", "--help": p.help = true
+            case "--timer": p.request.timer = try value(a)
+            case "--json": try allowed([.status, .watch], a); p.json = true
+            case "--minutes":
+                try allowed([.start], a)
+                guard p.request.start.seconds == nil else { throw Usage(message: "give --minutes or --seconds, not both") }
+                p.request.start.seconds = try number(a) * 60
+            case "--seconds":
+                try allowed([.start], a)
+                guard p.request.start.seconds == nil else { throw Usage(message: "give --minutes or --seconds, not both") }
+                p.request.start.seconds = try number(a)
+            case "--cycles":
+                try allowed([.start], a)
+                let v = try value(a)
+                guard let n = Int(v), n >= 0 else { throw Usage(message: "--cycles needs a whole number, 0 for open-ended") }
+                p.request.start.cycles = n
+            case "--language": try allowed([.start], a); p.request.start.language = try value(a)
+            case "--title": try allowed([.start], a); p.request.start.title = try value(a)
+            case "--stopwatch": try allowed([.start], a); p.request.start.stopwatch = true
+            case "--cycle-end-seconds": try allowed([.start], a); p.request.start.cycleEndSeconds = try number(a)
+            case "--stale-after-seconds": try allowed([.start], a); p.request.start.staleAfterSeconds = try number(a)
+            case "--dismissal":
+                try allowed([.end], a)
+                let v = try value(a)
+                switch v {
+                case "immediate": p.request.dismissal = .immediate
+                case "default": p.request.dismissal = .default
+                default:
+                    guard v.hasPrefix("after:"), let s = Double(v.dropFirst(6)), s.isFinite, s >= 0 else {
+                        throw Usage(message: "--dismissal takes immediate, default or after:SECONDS (got \"\(v)\")")
+                    }
+                    p.request.dismissal = .afterSeconds(s)
+                }
+            case "--hold-ms":
+                try allowed([.press], a)
+                let v = try value(a)
+                guard let n = Int(v), (0...60_000).contains(n) else { throw Usage(message: "--hold-ms needs 0 to 60000") }
+                p.request.holdMilliseconds = n
+            default:
+                guard !a.hasPrefix("-") else { throw Usage(message: "unknown option \(a) for \(command)") }
+                positional.append(a)
+            }
+            i += 1
+        }
+        if p.request.start.stopwatch, p.request.start.seconds != nil || p.request.start.cycles != nil {
+            throw Usage(message: "--stopwatch takes no --minutes, --seconds or --cycles")
+        }
+        if op == .press {
+            guard positional.count == 1 else { throw Usage(message: "press needs one BUTTON") }
+            p.request.button = positional[0]
+        } else if let extra = positional.first {
+            throw Usage(message: "unexpected argument \"\(extra)\"")
+        }
+        return p
+    }
+
+    static func describe(_ r: ClientResponse, now: Instant, withStatus: Bool) -> String {
+        var lines: [String] = []
+        let acts = r.activities ?? []
+        if acts.isEmpty { lines.append("idle") }
+        for a in acts {
+            var s = "\(a.timerID): \(a.phase.rawValue)"
+            if a.phase == .running || a.phase == .paused {
+                s += " " + ShownTime.format(ShownTime.seconds(of: a, at: now))
+            }
+            if let total = a.content.totalCycles { s += " (cycle \(a.content.cycle) of \(total))" }
+            else if !a.attributes.kind.isStopwatch { s += " (cycle \(a.content.cycle), open-ended)" }
+            if a.content.isStale { s += " [stale]" }
+            lines.append(s)
+        }
+        if withStatus, let st = r.status {
+            lines.append("presentation \(st.presentation); panel \(st.bus) \(st.panelPresent ? "present" : "not answering"), display \(st.panelOn ? "on" : "off")")
+            lines.append("wake-ups \(st.wakeups), frames \(st.frames), bus bytes \(st.busBytes), bus errors \(st.busErrors), clients \(st.clients), up \(Int(st.uptimeSeconds)) s")
+            if let e = st.storeError { lines.append("state file problem: \(e)") }
+            if st.clockBehind { lines.append("the clock is behind the last save: times are shown stale") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Streams changes until the daemon goes away (exit 69) or the user interrupts.
+    /// With `timer`, the picture shows that timer's activity alone.
+    static func watch(_ client: ControlClient, json: Bool, timer: String? = nil) throws(ClientError) -> Int32 {
+        // The panel's size first, so the picture has the pill's proportions.
+        var width = 128, height = 64
+        if !json, let size = try client.request(ControlRequest(op: .status)).response.status?.size {
+            let parts = size.split(separator: "x").compactMap { Int($0) }
+            if parts.count == 2 { width = parts[0]; height = parts[1] }
+        }
+        try client.send(ControlRequest(op: .watch).encodedLine())
+        var activities: [Activity] = []
+        var presentation = "off"
+        var expandedSince: Int64?
+        var skew: Int64 = 0
+        func daemonNow() -> Instant { Instant(milliseconds: Posix.wallMilliseconds() + skew) }
+        // Without fonts the client still streams, as text only.
+        let renderer = try? Renderer()
+        var last = ""
+        if !json { writeOut("\u{1B}[2J") }
+        while true {
+            let now = daemonNow()
+            var timeout: Int32 = -1
+            if !json {
+                // Redraw when the shown second changes; the stream only carries transitions.
+                let next = activities.compactMap { ShownTime.nextDeadline(of: $0, after: now) }.map(\.at).min()
+                if let next { timeout = Int32(clamping: max(0, (next - now).wholeMilliseconds + 1)) }
+                if expandedSince != nil { timeout = timeout < 0 ? 1000 : min(timeout, 1000) }
+            }
+            let line: [UInt8]?
+            do { line = try client.readLine(timeoutMs: timeout) }
+            catch {
+                printError("isletctl: the daemon went away (\(error))")
+                return 69
+            }
+            if let line {
+                if json { writeOut(String(decoding: line, as: UTF8.self) + "\n"); continue }
+                let r = try ControlClient.decode(line)
+                skew = r.skewMilliseconds(receivedAt: Instant(milliseconds: Posix.wallMilliseconds()))
+                activities = (r.activities ?? activities).filter { timer == nil || $0.timerID == timer }
+                presentation = r.presentation ?? presentation
+                expandedSince = presentation == "expanded" ? Posix.bootMilliseconds() : nil
+            }
+            if json { continue }
+            let t = daemonNow()
+            if let since = expandedSince, Posix.bootMilliseconds() - since > 5000 {
+                expandedSince = nil
+                presentation = activities.count > 1 ? "minimal" : "compact"
+            }
+            var frame = Bitmap(width: width, height: height)
+            var policy = PresentationPolicy()
+            if presentation == "expanded" { policy.expandedUntil = t + .seconds(1) }
+            let scene = policy.scene(of: activities, now: t)
+            if let scene, let renderer { renderer.render(scene, options: RenderOptions(), into: &frame) }
+            var text = "\u{1B}[H" + (renderer == nil ? "" : TerminalScreen.framed(frame))
+            text += describe(ClientResponse(ok: true, activities: activities), now: t, withStatus: false) + "\u{1B}[J\n"
+            if text != last { last = text; writeOut(text) }
+        }
+    }
+
+    static func writeOut(_ s: String) { try? Posix.writeAll(1, Array(s.utf8)) }
+
+    static func printError(_ s: String) { try? Posix.writeAll(2, Array((s + "\n").utf8)) }
+
+    static func usageError(_ m: String) -> Int32 {
+        printError("isletctl: \(m)\n\(usage)")
+        return 64
+    }
+}
+
+extension ClientResponse {
+    init(ok: Bool, activities: [Activity]) {
+        self.ok = ok
+        self.activities = activities
+    }
+}
+

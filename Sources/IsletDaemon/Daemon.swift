@@ -1,0 +1,670 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IsletCore
+import IsletDisplay
+import IsletLinux
+import IsletRender
+
+/// The daemon: one event-loop thread around poll(2). It sleeps until the next deadline (the
+/// core's, an expand ending, the watchdog, a panel retry, an enabled pixel shift) or an event
+/// (a client, a signal, a key), then advances the manager, renders, and flushes what changed.
+public final class Daemon {
+    private var config: DaemonConfig
+    private let reload: () throws(ConfigError) -> DaemonConfig
+    private let log: Logger
+    private let clock: SharedClock
+    private var manager: ActivityManager
+    private let store: FileStore
+    private let server: ControlServer
+    private let panel: any PanelOutput
+    private let renderer: any FrameRenderer
+    // Buttons and chime (the buttons module's pure interpreter and player, driven from here).
+    private var buttonSource: (any ButtonSource)?
+    private var mockButtons: MockButtons?
+    private var interpreter: ButtonInterpreter
+    private var chime = ChimePlayer()
+    private var chimeOutput: (any ChimeOutput)?
+    private let notifier = SystemdNotifier()
+    private var policy = PresentationPolicy()
+    private var activities: [Activity] = []
+    private let signalFD: Int32
+    private var screen: TerminalScreen?
+    private var running = true
+
+    // Counters for `status`.
+    private var wakeups = 0
+    private var frames = 0
+    private var busBytes = 0
+    private var busErrors = 0
+    private let startedMono: Int64
+
+    // Panel bookkeeping: a missing panel is retried with backoff and logged once.
+    private var panelReady = false
+    private var panelRetryAtMs: Int64 = 0
+    private var panelBackoffMs: Int64 = 250
+    private var lastFrame: Bitmap?
+    private var displayOn = false
+    private var nextWatchdogMs: Int64?
+    private var lastStatusText = ""
+
+    // A restart whose clock is behind the last save shows the restored activities stale.
+    private var clockBehindUntil: Instant?
+    private var markedStale: Set<String> = []
+    private var clockChangeFD: Int32 = -1
+
+    /// Sets everything up; throws a message for the log and an exit status.
+    public init(config: DaemonConfig, reload: @escaping () throws(ConfigError) -> DaemonConfig, log: Logger) throws(DaemonStartError) {
+        self.config = config
+        self.reload = reload
+        self.log = log
+        self.clock = SharedClock()
+        let c = clock
+        let paths = DaemonPaths.resolve(config)
+        do { try Posix.makeDirectories(paths.stateDir, mode: 0o750) }
+        catch { throw DaemonStartError("cannot create the state directory: \(error)", status: 73) }
+        store = FileStore(directory: paths.stateDir, now: { c.now() })
+
+        // Signals arrive through a descriptor in the poll set; block them before any thread starts.
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&mask, s) }
+        pthread_sigmask(SIG_BLOCK, &mask, nil)
+        signal(SIGPIPE, SIG_IGN)
+        signalFD = linux_signalfd(-1, &mask, O_NONBLOCK | O_CLOEXEC)
+        guard signalFD >= 0 else { throw DaemonStartError("signalfd: \(Errno.current)", status: 71) }
+
+        guard let model = PanelModel.find(config.controller, width: config.width, height: config.height) else {
+            throw DaemonStartError("no \(config.controller.rawValue) panel of \(config.width)x\(config.height) is known", status: 78)
+        }
+        switch config.bus {
+        case .mock:
+            do {
+                panel = try DriverPanel(mockModel: model, address: UInt8(config.address), capture: config.capture,
+                                        unplug: config.mockUnplug)
+            } catch { throw DaemonStartError(error.message, status: 73) }
+        case .device(let path):
+            panel = DriverPanel(device: path, model: model, address: UInt8(config.address))
+        }
+        do { renderer = try Renderer() }
+        catch { throw DaemonStartError("cannot load the fonts: \(error); install xfonts-terminus and xfonts-unifont or set $ISLET_FONT_DIR", status: 72) }
+
+        interpreter = ButtonInterpreter(config: config.buttonConfig)
+        switch config.buttons {
+        case .none: break
+        case .mock:
+            do {
+                let m = try MockButtons(buttons: config.buttonConfig.buttons)
+                mockButtons = m
+                buttonSource = m
+            } catch { throw DaemonStartError("cannot set up the mock buttons: \(error)", status: 71) }
+        case .gpio:
+            // Missing buttons are not fatal: the timer still runs and the socket still serves.
+            do {
+                buttonSource = try GPIOButtons(lines: config.buttonConfig.gpioLines(), bias: config.buttonConfig.bias,
+                                               activeLow: config.buttonConfig.activeLow)
+            } catch { log.error("buttons unavailable, running without them: \(error)") }
+        }
+        do {
+            chimeOutput = try config.buttonConfig.chime.gpioLine().map {
+                try GPIOOutput(spec: $0, activeLow: config.buttonConfig.chime.activeLow)
+            }
+        } catch { log.error("chime unavailable, running without it: \(error)") }
+        // The socket last: a start-up failure above leaves no socket file behind.
+        do { server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup) }
+        catch { throw DaemonStartError("cannot serve the control socket: \(error)", status: 69) }
+        startedMono = Posix.bootMilliseconds()
+
+        let loaded = store.load()
+        if let problem = loaded.problem { log.warning(problem) }
+        manager = ActivityManager(store: store, restoring: loaded.activities)
+        syncActivities()
+        let now = clock.now()
+        if let savedAt = loaded.savedAt, now < savedAt, !activities.isEmpty {
+            clockBehindUntil = savedAt
+            log.warning("the wall clock (\(now)) is behind the last save (\(savedAt)); restored activities show stale until it catches up")
+            for a in activities { _ = perform(.markStale, timer: a.timerID, now: now); markedStale.insert(a.timerID) }
+            armClockChangeWatch()
+        }
+        log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)")
+        if config.preview == .terminal {
+            screen = TerminalScreen(legend: Self.legend(config))
+        }
+    }
+
+    /// The demo's one-line legend: each mock button's key (lower case: press, upper case:
+    /// long press) with the action the button map gives it.
+    static func legend(_ config: DaemonConfig) -> String {
+        var parts: [String] = []
+        if config.buttons == .mock {
+            let map = config.buttonConfig.map
+            for b in config.buttonConfig.buttons {
+                guard let key = b.first else { continue }
+                if let a = map[b, .press]?.action { parts.append("[\(key)] \(a)") }
+                if let a = map[b, .longPress]?.action { parts.append("[\(key.uppercased())] \(a)") }
+            }
+        }
+        return (parts + ["[w] stopwatch", "[q] quit"]).joined(separator: "  ")
+    }
+
+    // MARK: the loop
+
+    /// Runs until SIGTERM or SIGINT; returns the exit status.
+    public func run() -> Int32 {
+        // Find out once whether a panel answers, so READY means "serving, panel known".
+        bringUpPanel(mono: Posix.bootMilliseconds())
+        advanceAndRefresh()
+        if let w = notifier.watchdogIntervalMs { nextWatchdogMs = Posix.bootMilliseconds() + w }
+        notifier.ready(status: statusText())
+        while running {
+            var fds: [pollfd] = [pollfd(fd: signalFD, events: Int16(POLLIN), revents: 0),
+                                 pollfd(fd: server.listenFD, events: Int16(POLLIN), revents: 0)]
+            let keys = screen?.readsKeys == true
+            fds.append(pollfd(fd: keys ? 0 : -1, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: clockChangeFD, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: buttonSource?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+            let clientOrder = Array(server.clients.values)
+            for c in clientOrder {
+                var ev: Int16 = c.closing ? 0 : Int16(POLLIN)
+                if c.pendingOutput > 0 { ev |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: c.fd, events: ev, revents: 0))
+            }
+            let timeout = pollTimeout()
+            let n = poll(&fds, nfds_t(fds.count), timeout)
+            wakeups += 1
+            if n < 0 {
+                if errno == EINTR { continue }
+                log.error("poll: \(Errno.current)")
+                return 71
+            }
+            if fds[0].revents != 0 { handleSignals() }
+            if fds[1].revents != 0 { for c in server.acceptAll() { log.debug("client \(c.id) connected") } }
+            if fds[2].revents != 0 { handleKeys() }
+            if fds[3].revents != 0 { handleClockChange() }
+            if fds[4].revents != 0 { readButtons() }
+            advanceButtonsAndChime()
+            for (i, c) in clientOrder.enumerated() {
+                let re = fds[5 + i].revents
+                guard re != 0, server.clients[c.fd] === c else { continue }
+                if re & Int16(POLLIN | POLLHUP | POLLERR) != 0 { service(c) }
+                if server.clients[c.fd] === c, c.pendingOutput > 0, !server.flush(c) {
+                    if c.pendingOutput > ControlServer.maximumPendingOutput {
+                        log.notice("client \(c.id) does not read its answers; dropped")
+                    }
+                    drop(c)
+                }
+            }
+            advanceAndRefresh()
+            pingWatchdogIfDue()
+        }
+        shutdown()
+        return 0
+    }
+
+    private func pollTimeout() -> Int32 {
+        let mono = Posix.bootMilliseconds()
+        let ns = monotonicNanoseconds()
+        func fromNs(_ d: UInt64?) -> Int64? { d.map { mono + Int64(($0 > ns ? $0 - ns : 0) / 1_000_000) + 1 } }
+        let now = clock.now()
+        let shiftAt = displayOn ? PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).nextChange(after: now) : nil
+        var others: [Int64?] = [nextWatchdogMs, fromNs(interpreter.nextDeadline), fromNs(chime.nextDeadline),
+                                shiftAt.map { mono + ($0 - now).wholeMilliseconds }]
+        if !panelReady, wantsPanel { others.append(panelRetryAtMs) }
+        return WakePlan.timeout(activities: activities, policy: policy, clockBehindUntil: clockBehindUntil,
+                                now: clock.now(), monotonicDeadlines: others, monotonicNow: mono)
+    }
+
+    private var wantsPanel: Bool { !activities.isEmpty || displayOn }
+
+    // MARK: events
+
+    private func handleSignals() {
+        // struct signalfd_siginfo is 128 bytes; its first field is the signal number (u32).
+        var info = [UInt32](repeating: 0, count: 32)
+        while info.withUnsafeMutableBytes({ read(signalFD, $0.baseAddress, 128) }) == 128 {
+            let signo = Int32(bitPattern: info[0])
+            switch signo {
+            case SIGHUP: reloadConfig()
+            case SIGTERM, SIGINT:
+                log.info("stopping on signal \(signo)")
+                running = false
+            default: break
+            }
+        }
+    }
+
+    private func reloadConfig() {
+        notifier.reloading()
+        do {
+            let new = try reload()
+            var changed: [String] = []
+            if new.socketPath != config.socketPath || new.socketMode != config.socketMode || new.socketGroup != config.socketGroup { changed.append("socket") }
+            if new.stateDir != config.stateDir { changed.append("state_dir") }
+            if new.bus != config.bus || new.address != config.address || new.controller != config.controller
+                || new.width != config.width || new.height != config.height { changed.append("panel") }
+            var kept = new
+            // What the running daemon cannot change in place keeps its old value until a restart.
+            kept.socketPath = config.socketPath; kept.socketMode = config.socketMode; kept.socketGroup = config.socketGroup
+            kept.stateDir = config.stateDir; kept.bus = config.bus; kept.address = config.address
+            kept.controller = config.controller; kept.width = config.width; kept.height = config.height
+            kept.capture = config.capture; kept.preview = config.preview; kept.mockUnplug = config.mockUnplug
+            kept.buttons = config.buttons
+            if new.buttonConfig.lines != config.buttonConfig.lines {
+                kept.buttonConfig = config.buttonConfig
+                changed.append("button lines")
+            }
+            config = kept
+            log.threshold = config.logLevel
+            interpreter = ButtonInterpreter(config: config.buttonConfig)
+            log.notice("configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
+        } catch {
+            log.error("configuration not reloaded, the old one stays in force: \(error)")
+        }
+        notifier.send("READY=1\nSTATUS=\(statusText())")
+    }
+
+    private func handleKeys() {
+        var byte: UInt8 = 0
+        let n = read(0, &byte, 1)
+        if n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN) {
+            // The demo's terminal is gone (closed window, EOF): stop, rather than spin on a
+            // descriptor that is readable forever.
+            log.info("the terminal closed; stopping the demo")
+            running = false
+            return
+        }
+        guard n == 1 else { return }
+        let now = clock.now()
+        let key = Character(Unicode.Scalar(byte))
+        switch key {
+        case "q": running = false
+        case "w":
+            var s = StartRequest()
+            s.stopwatch = true
+            _ = perform(.start(s.attributes(timer: nil, defaults: config.session)), timer: nil, now: now)
+        default:
+            guard let m = mockButtons,
+                  let (button, hold) = MockButtons.keyPress(for: key, buttons: m.buttons,
+                                                            longPressMilliseconds: config.buttonConfig.longPressMilliseconds) else { return }
+            try? m.press(button: button, holdMilliseconds: hold)
+        }
+    }
+
+    // MARK: buttons and chime
+
+    private func readButtons() {
+        guard let source = buttonSource else { return }
+        do {
+            let edges = try source.readEdges()
+            for c in interpreter.handle(edges) { act(on: c) }
+        } catch {
+            log.limited(.warning, topic: "buttons", nowMs: Posix.bootMilliseconds(), "reading the buttons failed: \(error)")
+        }
+    }
+
+    private func advanceButtonsAndChime() {
+        let ns = monotonicNanoseconds()
+        if let d = interpreter.nextDeadline, d <= ns {
+            for c in interpreter.advance(to: ns) { act(on: c) }
+        }
+        if let d = chime.nextDeadline, d <= ns, let level = chime.advance(to: ns) { setChime(level) }
+    }
+
+    private func act(on command: ButtonCommand) {
+        let now = clock.now()
+        let defaults = config.session.attributes
+        guard let timer = command.target(activities: activities, defaultSession: defaults) else {
+            log.debug("\(command): nothing to act on")
+            return
+        }
+        var attrs = defaults
+        attrs.timerID = timer
+        if case .failure(let e) = perform(command.action.intent(defaultSession: attrs), timer: timer, now: now) {
+            log.info("button \(command.event.button) \(command.event.gesture): \(e.message)")
+        }
+    }
+
+    private func chimeFor(_ t: Transition) {
+        guard let cue = ChimeCue.decide(effects: t.effects, phase: t.phase),
+              let level = chime.handle(cue, config: config.buttonConfig.chime, at: monotonicNanoseconds()) else { return }
+        setChime(level)
+    }
+
+    private func setChime(_ level: Bool) {
+        guard let out = chimeOutput else { return }
+        do { try out.set(active: level) }
+        catch { log.limited(.warning, topic: "chime", nowMs: Posix.bootMilliseconds(), "the chime line failed: \(error)") }
+    }
+
+    private func armClockChangeWatch() {
+        let fd = linux_timerfd_create(CLOCK_REALTIME, O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        var spec = itimerspec()
+        spec.it_value.tv_sec = Int.max / 2
+        // TFD_TIMER_CANCEL_ON_SET: the read fails with ECANCELED whenever the wall clock is set.
+        // TFD_TIMER_ABSTIME is 1, TFD_TIMER_CANCEL_ON_SET is 2.
+        if linux_timerfd_settime(fd, 1 | 2, &spec, nil) != 0 { close(fd); return }
+        clockChangeFD = fd
+    }
+
+    private func handleClockChange() {
+        var expirations: UInt64 = 0
+        _ = read(clockChangeFD, &expirations, 8)
+        close(clockChangeFD)
+        clockChangeFD = -1
+        guard let behind = clockBehindUntil else { return }
+        if clock.now() < behind, Posix.wallMilliseconds() >= behind.milliseconds {
+            // The clock was wrong at start and has been set: the timeline follows it this once.
+            clock.rebase()
+            log.notice("the wall clock was set; the timeline follows it")
+        }
+        if clockBehindUntil != nil { armClockChangeWatch() }
+    }
+
+    /// Clears the stale marks the daemon set itself once its clock has caught up.
+    private func clearClockStaleIfCaughtUp(_ now: Instant) {
+        guard let behind = clockBehindUntil, now >= behind else { return }
+        clockBehindUntil = nil
+        if clockChangeFD >= 0 { close(clockChangeFD); clockChangeFD = -1 }
+        // Only the marks this daemon set itself: staleness from an activity's own stale-after
+        // interval is the core's business and stays.
+        for id in markedStale.sorted() { _ = perform(.markFresh, timer: id, now: now) }
+        markedStale = []
+        log.notice("the clock has caught up with the last save; activities are no longer stale")
+        broadcastChange(now: now)
+    }
+
+    // MARK: clients
+
+    private func service(_ c: ClientConnection) {
+        switch server.readLines(c) {
+        case .lines(let lines):
+            for l in lines { answer(l, to: c) }
+        case .tooLong(let lines):
+            for l in lines { answer(l, to: c) }
+            c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("line_too_long",
+                "a request line is limited to \(ControlRequest.maximumLineBytes) bytes; the connection is closed"))))
+            c.closing = true
+            c.input = []
+        case .closed(let lines):
+            // The client is done sending: answer what it sent, then close once that is out.
+            for l in lines { answer(l, to: c) }
+            c.closing = true
+            c.input = []
+            if !server.flush(c) { drop(c) }
+        }
+    }
+
+    private func drop(_ c: ClientConnection) {
+        log.debug("client \(c.id) left")
+        server.drop(c)
+    }
+
+    private func answer(_ line: [UInt8], to c: ClientConnection) {
+        let now = clock.now()
+        let response: ControlResponse
+        do {
+            let req = try ControlRequest.parse(line)
+            response = try handle(req, client: c, now: now)
+        } catch {
+            response = .failure(error)
+        }
+        c.queue(JSONLines.encode(response))
+    }
+
+    private func handle(_ req: ControlRequest, client: ClientConnection, now: Instant) throws(ProtocolError) -> ControlResponse {
+        switch req.op {
+        case .status:
+            var r = snapshot(now: now)
+            r.status = daemonStatus()
+            return r
+        case .watch:
+            client.watching = true
+            var r = snapshot(now: now)
+            r.event = "snapshot"
+            return r
+        case .press:
+            guard config.buttons == .mock else {
+                throw ProtocolError("not_supported", "press works only with mock buttons (isletd --buttons mock)")
+            }
+            guard let m = mockButtons else { throw ProtocolError("not_supported", "mock buttons are not set up") }
+            do { try m.press(button: req.button ?? "", holdMilliseconds: UInt64(req.holdMilliseconds)) }
+            catch {
+                switch error {
+                case .unknownButton: throw ProtocolError("unknown_button", error.description)
+                case .timer: throw ProtocolError("internal", error.description)
+                }
+            }
+        case .start:
+            try perform(.start(req.start.attributes(timer: req.timer, defaults: config.session)), timer: req.timer, now: now).get()
+        case .toggle:
+            var attrs = config.session.attributes
+            if let t = req.timer { attrs.timerID = t }
+            try perform(.toggle(default: attrs), timer: req.timer, now: now).get()
+        case .pause: try perform(.pause, timer: req.timer, now: now).get()
+        case .resume: try perform(.resume, timer: req.timer, now: now).get()
+        case .reset: try perform(.reset, timer: req.timer, now: now).get()
+        case .expand: try perform(.expand, timer: req.timer, now: now).get()
+        case .end: try perform(.end(req.dismissal.policy(now: now)), timer: req.timer, now: now).get()
+        }
+        return snapshot(now: clock.now())
+    }
+
+    /// Applies an intent through the manager, then updates watchers and the panel.
+    private func perform(_ intent: Intent, timer: String?, now: Instant) -> Result<Void, ProtocolError> {
+        let m = manager
+        let outcome = runBlocking { () async -> Result<ManagerChange, Rejection> in
+            do throws(Rejection) { return .success(try await m.apply(intent, timer: timer, now: now)) }
+            catch { return .failure(error) }
+        }
+        syncActivities()
+        switch outcome {
+        case .success(let change)?:
+            if change.transition.effects.contains(.expanded) {
+                policy.expandedUntil = now + .seconds(config.expandSeconds)
+                policy.expandedTimer = change.timerID
+            }
+            if change.transition.effects.contains(.started) { markedStale.remove(change.timerID) }
+            chimeFor(change.transition)
+            log.debug("\(intent.name) on \(change.timerID): now \(change.transition.phase.rawValue)")
+            broadcastChange(now: now)
+            refreshDisplay(now: clock.now())
+            return .success(())
+        case .failure(let r)?:
+            return .failure(.from(r))
+        case nil:
+            return .failure(ProtocolError("internal", "the activity manager did not answer"))
+        }
+    }
+
+    private func syncActivities() {
+        let m = manager
+        activities = runBlocking { await m.activities } ?? activities
+    }
+
+    private func snapshot(now: Instant) -> ControlResponse {
+        ControlResponse(ok: true, event: nil, activities: activities.map { ActivityReport(activity: $0, now: now) },
+                        presentation: policy.scene(of: activities, now: now)?.presentation.rawValue ?? "off",
+                        status: nil, error: nil, now: now)
+    }
+
+    private func broadcastChange(now: Instant) {
+        var r = snapshot(now: now)
+        r.event = "change"
+        let line = JSONLines.encode(r)
+        for c in server.clients.values where c.watching && !c.closing {
+            c.queue(line)
+            if !server.flush(c) {
+                log.notice("client \(c.id) does not read its watch stream; dropped")
+                drop(c)
+            }
+        }
+        let s = statusText()
+        if s != lastStatusText { lastStatusText = s; notifier.status(s) }
+    }
+
+    private func daemonStatus() -> DaemonStatus {
+        let m = manager
+        let storeError = runBlocking { await m.lastStoreError } ?? nil
+        return DaemonStatus(pid: Int(getpid()), version: IsletVersion.string,
+                            uptimeSeconds: Double(Posix.bootMilliseconds() - startedMono) / 1000,
+                            wakeups: wakeups, frames: frames, busBytes: busBytes, busErrors: busErrors,
+                            panelPresent: panelReady, panelOn: displayOn, bus: config.bus.description,
+                            size: "\(config.width)x\(config.height)",
+                            presentation: policy.scene(of: activities, now: clock.now())?.presentation.rawValue ?? "off",
+                            clients: server.clients.count, storeError: storeError,
+                            clockBehind: clockBehindUntil != nil, panel: panel.visibleImage)
+    }
+
+    private func statusText() -> String {
+        guard let a = activities.last else { return "idle" }
+        var s = "\(a.timerID) \(a.phase.rawValue)"
+        if activities.count > 1 { s += " (+\(activities.count - 1) more)" }
+        if a.content.isStale { s += ", stale" }
+        return s
+    }
+
+    // MARK: time and the panel
+
+    private func advanceAndRefresh() {
+        let now = clock.now()
+        clearClockStaleIfCaughtUp(now)
+        let due = activities.contains { a in ShownTime.nextDeadline(of: a, after: now).map { $0.at <= now && $0.reason != .shownSecondChanges } ?? false }
+        if due {
+            let m = manager
+            let changes = runBlocking { await m.advance(to: now) } ?? []
+            syncActivities()
+            for c in changes { chimeFor(c.transition) }
+            if !changes.isEmpty { broadcastChange(now: now) }
+        }
+        if let until = policy.expandedUntil, until <= now { policy.expandedUntil = nil; policy.expandedTimer = nil }
+        refreshDisplay(now: now)
+    }
+
+    private func refreshDisplay(now: Instant) {
+        let mono = Posix.bootMilliseconds()
+        let scene = policy.scene(of: activities, now: now)
+        if !panelReady {
+            guard scene != nil || displayOn, mono >= panelRetryAtMs else { updateScreen(); return }
+            guard bringUpPanel(mono: mono) else { updateScreen(); return }
+        }
+        do {
+            if let scene {
+                var frame = Bitmap(width: config.width, height: config.height)
+                var options = RenderOptions()
+                options.shift = PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).offset(at: now)
+                renderer.render(scene, options: options, into: &frame)
+                if frame != lastFrame {
+                    busBytes += try panel.show(frame)
+                    frames += 1
+                    lastFrame = frame
+                    if let e = (panel as? DriverPanel)?.mock?.captureError {
+                        log.limited(.error, topic: "capture", intervalMs: .max, nowMs: mono, "the capture stopped: \(e)")
+                    }
+                }
+                if !displayOn {
+                    busBytes += try panel.setDisplay(on: true)
+                    displayOn = true
+                }
+            } else if displayOn {
+                busBytes += try panel.setDisplay(on: false)
+                displayOn = false
+            }
+        } catch {
+            panelFailed(error, mono: mono)
+        }
+        updateScreen()
+    }
+
+    @discardableResult
+    private func bringUpPanel(mono: Int64) -> Bool {
+        do {
+            busBytes += try panel.initialize()
+            panelReady = true
+            panelBackoffMs = 250
+            lastFrame = nil
+            displayOn = false
+            log.reset(topic: "panel")
+            log.notice("panel \(panel.name) answers")
+            return true
+        } catch {
+            panelFailed(error, mono: mono)
+            return false
+        }
+    }
+
+    private func panelFailed(_ error: PanelError, mono: Int64) {
+        busErrors += 1
+        panelReady = false
+        displayOn = false
+        lastFrame = nil
+        panelRetryAtMs = mono + panelBackoffMs
+        log.limited(.warning, topic: "panel", nowMs: mono,
+                    "panel not answering (\(error)); the timer keeps running, retrying with backoff")
+        panelBackoffMs = min(panelBackoffMs * 2, 8000)
+    }
+
+    private func updateScreen() {
+        guard let screen else { return }
+        let now = clock.now()
+        let line = activities.last.map { "\($0.timerID): \($0.phase.rawValue) \(ShownTime.format(ShownTime.seconds(of: $0, at: now)))" } ?? "idle"
+        screen.show(panel.visibleImage, status: line + (panelReady || busErrors == 0 ? "" : "  (panel not answering)"))
+    }
+
+    private func pingWatchdogIfDue() {
+        guard let next = nextWatchdogMs, let interval = notifier.watchdogIntervalMs else { return }
+        let mono = Posix.bootMilliseconds()
+        if mono >= next {
+            notifier.watchdog()
+            nextWatchdogMs = mono + interval
+        }
+    }
+
+    private func shutdown() {
+        notifier.stopping()
+        for c in server.clients.values where c.pendingOutput > 0 { _ = server.flush(c) }
+        if config.onExit == .off, panelReady, displayOn { _ = try? panel.setDisplay(on: false) }
+        try? store.saveNow(activities)
+        if chime.isPlaying { setChime(false) }
+        (panel as? DriverPanel)?.stopCapture()
+        server.shutdown()
+        screen?.restore()
+        log.info("stopped")
+    }
+}
+
+/// signalfd(2): the Glibc module does not import <sys/signalfd.h>.
+@_silgen_name("signalfd")
+private func linux_signalfd(_ fd: Int32, _ mask: UnsafePointer<sigset_t>, _ flags: Int32) -> Int32
+
+@_silgen_name("timerfd_create")
+private func linux_timerfd_create(_ clock: Int32, _ flags: Int32) -> Int32
+@_silgen_name("timerfd_settime")
+private func linux_timerfd_settime(_ fd: Int32, _ flags: Int32, _ new: UnsafePointer<itimerspec>, _ old: UnsafeMutablePointer<itimerspec>?) -> Int32
+
+/// A start-up failure with the exit status to leave with.
+public struct DaemonStartError: Error, CustomStringConvertible {
+    public var message: String
+    public var status: Int32
+    public init(_ message: String, status: Int32) { self.message = message; self.status = status }
+    public var description: String { message }
+}
+
+
+
+extension Intent {
+    /// The intent's name for the log (the attributes are in the state file).
+    var name: String {
+        switch self {
+        case .start: "start"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .toggle: "toggle"
+        case .reset: "reset"
+        case .end: "end"
+        case .expand: "expand"
+        case .markStale: "mark stale"
+        case .markFresh: "mark fresh"
+        }
+    }
+}

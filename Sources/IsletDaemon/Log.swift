@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// journald priorities (sd-daemon(3)): a `<N>` prefix on each stderr line sets the entry's level.
+public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+
+    public var name: String {
+        switch self {
+        case .error: "error"
+        case .warning: "warning"
+        case .notice: "notice"
+        case .info: "info"
+        case .debug: "debug"
+        }
+    }
+
+    public init?(name: String) {
+        guard let l = LogLevel.allCases.first(where: { $0.name == name }) else { return nil }
+        self = l
+    }
+}
+
+/// Logs to stderr, one line per entry, prefixed for journald. Not thread-safe by design: only
+/// the event-loop thread logs.
+public final class Logger {
+    public var threshold: LogLevel
+    /// Last time (monotonic ms) each rate-limited topic was logged.
+    private var lastByTopic: [String: Int64] = [:]
+    private var suppressed: [String: Int] = [:]
+
+    public init(threshold: LogLevel = .info) { self.threshold = threshold }
+
+    public func log(_ level: LogLevel, _ message: String) {
+        guard level <= threshold else { return }
+        let line = "<\(level.rawValue)>isletd: \(message)\n"
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// Logs at most once per `interval` ms for one topic; the next entry says how many were skipped.
+    public func limited(_ level: LogLevel, topic: String, intervalMs: Int64 = 60_000, nowMs: Int64, _ message: String) {
+        if let last = lastByTopic[topic], nowMs - last < intervalMs {
+            suppressed[topic, default: 0] += 1
+            return
+        }
+        let skipped = suppressed.removeValue(forKey: topic) ?? 0
+        lastByTopic[topic] = nowMs
+        log(level, skipped > 0 ? "\(message) (\(skipped) similar messages suppressed)" : message)
+    }
+
+    /// Forgets a topic, so the next problem of that kind is logged at once (e.g. after recovery).
+    public func reset(topic: String) {
+        lastByTopic[topic] = nil
+        suppressed[topic] = nil
+    }
+
+    public func error(_ m: String) { log(.error, m) }
+    public func warning(_ m: String) { log(.warning, m) }
+    public func notice(_ m: String) { log(.notice, m) }
+    public func info(_ m: String) { log(.info, m) }
+    public func debug(_ m: String) { log(.debug, m) }
+}

@@ -1,0 +1,90 @@
+import IsletDisplay
+import IsletLinux
+import IsletRender
+
+/// A panel failure: which device and what the bus said.
+public struct PanelError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The seam to the display driver: bring the panel up, show a frame (only changed bytes go
+/// out), switch the display on or off. Each call returns the bytes it put on the wire.
+public protocol PanelOutput: AnyObject {
+    var name: String { get }
+    func initialize() throws(PanelError) -> Int
+    func show(_ frame: Bitmap) throws(PanelError) -> Int
+    func setDisplay(on: Bool) throws(PanelError) -> Int
+    /// What an observer would see on the glass (emulated panels only).
+    var visibleImage: PanelImage? { get }
+}
+
+/// IsletDisplay's driver on a bus: the emulated panel of the mock bus, or /dev/i2c-N.
+/// A Linux bus that cannot be opened yet (absent adapter, permissions) is retried by
+/// `initialize`, like a panel that does not answer.
+public final class DriverPanel: PanelOutput {
+    public let name: String
+    private let model: PanelModel
+    private let address: UInt8
+    private let openBus: () throws(I2CError) -> any I2CBus
+    private var driver: PanelDriver?
+    /// The mock bus, for reading back what its emulated panel shows.
+    public let mock: MockI2CBus?
+
+    /// The emulated panel on a mock bus; `unplug` makes the bus fail for a window (ns from now).
+    public init(mockModel model: PanelModel, address: UInt8, capture: String?,
+                unplug: (startMs: Int64, lengthMs: Int64)?) throws(PanelError) {
+        let bus = MockI2CBus(panel: model, address: address)
+        if let capture {
+            do { try bus.startCapture(to: capture) } catch { throw PanelError("cannot write the capture: \(error)") }
+        }
+        if let u = unplug {
+            let now = MockI2CBus.monotonicNanoseconds()
+            bus.failAll(from: now + UInt64(u.startMs) * 1_000_000, until: now + UInt64(u.startMs + u.lengthMs) * 1_000_000)
+        }
+        self.model = model
+        self.address = address
+        self.name = "mock"
+        self.mock = bus
+        self.openBus = { () throws(I2CError) -> any I2CBus in bus }
+    }
+
+    public init(device: String, model: PanelModel, address: UInt8) {
+        self.model = model
+        self.address = address
+        self.name = device
+        self.mock = nil
+        self.openBus = { () throws(I2CError) -> any I2CBus in try LinuxI2CBus(devicePath: device) }
+    }
+
+    public func initialize() throws(PanelError) -> Int {
+        if driver == nil {
+            do { driver = PanelDriver(bus: try openBus(), address: address, panel: model) }
+            catch { throw PanelError("\(error)") }
+        }
+        do { return try driver?.initialize().wireBytes ?? 0 }
+        catch { throw PanelError("\(error)") }
+    }
+
+    public func show(_ frame: Bitmap) throws(PanelError) -> Int {
+        guard driver != nil else { throw PanelError("\(name): not initialized") }
+        do { return try driver?.flush(frame).wireBytes ?? 0 }
+        catch { throw PanelError("\(error)") }
+    }
+
+    public func setDisplay(on: Bool) throws(PanelError) -> Int {
+        guard driver != nil else { throw PanelError("\(name): not initialized") }
+        do { return try driver?.setDisplayOn(on).wireBytes ?? 0 }
+        catch { throw PanelError("\(error)") }
+    }
+
+    public var visibleImage: PanelImage? {
+        guard let mock else { return nil }
+        let image = mock.image(at: address)
+        return PanelImage(width: image.width, height: image.height, on: mock.panel(at: address)?.displayOn ?? false,
+                          bytes: image.bytes)
+    }
+
+    public func stopCapture() { mock?.stopCapture() }
+}

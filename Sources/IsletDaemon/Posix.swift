@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An errno value as a typed error whose description is the C library's text.
+public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+    public var code: Int32
+    public init(_ code: Int32) { self.code = code }
+    public static var current: Errno { Errno(errno) }
+    public var description: String { String(cString: strerror(code)) }
+}
+
+/// A system call failure: what was attempted, on what, and the errno text.
+public struct SystemError: Error, CustomStringConvertible, Sendable {
+    public var operation: String
+    public var errno: Errno
+    public init(_ operation: String, _ errno: Errno = .current) {
+        self.operation = operation
+        self.errno = errno
+    }
+    public var description: String { "\(operation): \(errno)" }
+}
+
+enum Posix {
+    /// Sets O_NONBLOCK and FD_CLOEXEC on a descriptor.
+    static func makeNonblocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        let fdflags = fcntl(fd, F_GETFD)
+        if fdflags >= 0 { _ = fcntl(fd, F_SETFD, fdflags | FD_CLOEXEC) }
+    }
+
+    /// Fills a sockaddr_un; nil when the path does not fit sun_path.
+    static func unixAddress(_ path: String) -> (sockaddr_un, socklen_t)? {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(path.utf8)
+        let abstract = bytes.first == UInt8(ascii: "@")
+        if abstract { bytes[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
+        guard !bytes.isEmpty, bytes.count < capacity else { return nil }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        let len = MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1)
+        return (addr, socklen_t(len))
+    }
+
+    /// Writes as much as the descriptor takes now; returns the count, 0 on EAGAIN.
+    static func writeSome(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SystemError) -> Int {
+        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n >= 0 { return n }
+        let e = errno
+        if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { return 0 }
+        throw SystemError("send", Errno(e))
+    }
+
+    /// Writes everything, blocking (used by the client and for small files).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("write", .current)
+            }
+            off += n
+        }
+    }
+
+    /// mkdir -p with a mode for the directories it creates.
+    static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, mode) != 0 && errno != EEXIST {
+                throw SystemError("mkdir \(current)", .current)
+            }
+        }
+    }
+
+    static func environment(_ name: String) -> String? {
+        guard let v = getenv(name) else { return nil }
+        return String(cString: v)
+    }
+
+    /// Monotonic milliseconds including suspend (CLOCK_BOOTTIME).
+    static func bootMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    static func wallMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+}

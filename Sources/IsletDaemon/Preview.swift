@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IsletRender
+
+/// The terminal as the demo's screen and keyboard: raw mode while the daemon runs, restored
+/// on exit; the picture is redrawn in place only when the panel's image changes.
+final class TerminalScreen {
+    private var saved = termios()
+    private var raw = false
+    private var last = ""
+    let legend: String
+
+    init(legend: String) {
+        self.legend = legend
+        if isatty(0) == 1, tcgetattr(0, &saved) == 0 {
+            var t = saved
+            t.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            t.c_cc.6 = 1   // VMIN
+            t.c_cc.5 = 0   // VTIME
+            raw = tcsetattr(0, TCSANOW, &t) == 0
+        }
+        write("\u{1B}[2J\u{1B}[?25l")
+    }
+
+    var readsKeys: Bool { raw }
+
+    func show(_ image: PanelImage?, status: String) {
+        var text = "\u{1B}[H"
+        if let image, let bytes = image.bytes, let b = Bitmap(width: image.width, height: image.height, bytes: bytes) {
+            text += Self.framed(image.on ? b : Bitmap(width: b.width, height: b.height))
+        }
+        text += legend + "\u{1B}[K\n" + status + "\u{1B}[K\n"
+        guard text != last else { return }
+        last = text
+        write(text)
+    }
+
+    /// The half-block picture in a thin frame, so a dark panel still shows its outline.
+    static func framed(_ b: Bitmap) -> String {
+        let border = String(repeating: "─", count: b.width)
+        var out = "┌" + border + "┐\n"
+        for line in TerminalPreview.render(b).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            out += "│" + line + "│\n"
+        }
+        return out + "└" + border + "┘\n"
+    }
+
+    func restore() {
+        write("\u{1B}[?25h\n")
+        if raw { tcsetattr(0, TCSANOW, &saved) }
+    }
+
+    private func write(_ s: String) {
+        try? Posix.writeAll(1, Array(s.utf8))
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import IsletDaemon
+import Testing
+
+@Suite("config file and command line")
+struct ConfigTests {
+    @Test("every documented key parses, comments and blank lines are skipped")
+    func fullFile() throws {
+        let text = """
+        # Islet
+        [daemon]
+        socket = /tmp/x.sock   # trailing comment
+        socket_group = islet
+        socket_mode = 0640
+        state_dir = /tmp/state
+        log_level = debug
+        buttons = mock
+
+        [display]
+        bus = /dev/i2c-3
+        address = 0x3d
+        controller = sh1106
+        size = 128x32
+        on_exit = keep
+        expand_seconds = 7
+        pixel_shift_minutes = 10
+        capture = /tmp/cap.bin
+        preview = terminal
+        [session]
+        minutes = 12.5
+        cycles = 0
+        language = ar
+        cycle_end_seconds = 5
+        title = "Evening sit"
+        """
+        let c = try DaemonConfig().parsing(text, file: "t.conf")
+        #expect(c.socketPath == "/tmp/x.sock")
+        #expect(c.socketGroup == "islet")
+        #expect(c.socketMode == 0o640)
+        #expect(c.stateDir == "/tmp/state")
+        #expect(c.logLevel == .debug)
+        #expect(c.buttons == .mock)
+        #expect(c.bus == .device("/dev/i2c-3"))
+        #expect(c.address == 0x3D)
+        #expect(c.controller == .sh1106)
+        #expect(c.width == 128 && c.height == 32)
+        #expect(c.onExit == .keep)
+        #expect(c.expandSeconds == 7)
+        #expect(c.pixelShiftMinutes == 10)
+        #expect(c.capture == "/tmp/cap.bin")
+        #expect(c.preview == .terminal)
+        #expect(c.session.minutes == 12.5)
+        #expect(c.session.cycles == 0)
+        #expect(c.session.language == "ar")
+        #expect(c.session.cycleEndSeconds == 5)
+        #expect(c.session.title == "Evening sit")
+        // cycles = 0 is an open-ended session; 12.5 min is 750 s.
+        #expect(c.session.attributes.kind == .countdown(cycle: .seconds(750), cycles: nil))
+    }
+
+    @Test("a quoted value keeps its #; an unquoted # starts a comment")
+    func quotedHash() throws {
+        let c = try DaemonConfig().parsing("[session]\ntitle = \"Sit #2\"  # evening\nlanguage = de # German\n", file: "q.conf")
+        #expect(c.session.title == "Sit #2")
+        #expect(c.session.language == "de")
+    }
+
+    @Test("defaults without a file are the documented ones")
+    func defaults() {
+        let c = DaemonConfig()
+        #expect(c.bus == .device("/dev/i2c-1"))
+        #expect(c.address == 60)   // 0x3C
+        #expect(c.controller == .ssd1306)
+        #expect(c.width == 128 && c.height == 64)
+        #expect(c.socketMode == 0o660)
+        #expect(c.session.minutes == 20 && c.session.cycles == 1 && c.session.language == "en")
+        #expect(c.session.cycleEndSeconds == 3)
+    }
+
+    @Test("decimal and hex addresses", arguments: [("0x3c", 0x3C), ("0X3D", 0x3D), ("60", 60)])
+    func addresses(_ text: String, _ value: Int) throws {
+        var c = DaemonConfig()
+        try c.set(section: "display", key: "address", value: text, origin: "--address")
+        #expect(c.address == value)
+    }
+
+    @Test("errors name file:line and the accepted values", arguments: [
+        ("[display]\nsize = 12x7\n", "t.conf:2", "WIDTHxHEIGHT"),
+        ("[display]\n\ncontroller = ssd9999\n", "t.conf:3", "sh1106"),
+        ("[session]\ncolour = blue\n", "t.conf:2", "unknown key \"colour\""),
+        ("[nope]\n", "t.conf:1", "unknown section [nope]"),
+        ("minutes = 3\n", "t.conf:1", "outside any section"),
+        ("[session]\nminutes\n", "t.conf:2", "key = value"),
+        ("[session]\nminutes = 3\nminutes = 4\n", "t.conf:3", "set twice"),
+        ("[display]\naddress = 0x99\n", "t.conf:2", "0x03 to 0x77"),
+        ("[daemon]\nsocket_mode = 999\n", "t.conf:2", "octal"),
+        ("[session]\ncycles = -1\n", "t.conf:2", "0 to 999"),
+    ])
+    func errors(_ text: String, _ origin: String, _ fragment: String) {
+        #expect {
+            _ = try DaemonConfig().parsing(text, file: "t.conf")
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            return e.origin == origin && e.message.contains(fragment)
+        }
+    }
+
+    @Test("flags override the file; unknown flags are errors")
+    func flags() throws {
+        let dir = makeTempDir()
+        try "[display]\nbus = /dev/i2c-1\nsize = 128x32\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
+        let cl = try DaemonCommandLine.parse(["--config", dir + "/c.conf", "--bus", "mock", "--address=61", "--preview", "none"])
+        let c = try cl.load()
+        #expect(c.bus == .mock)
+        #expect(c.address == 61)
+        #expect(c.height == 32, "keys the flags do not touch come from the file")
+        #expect(throws: ConfigError.self) { try DaemonCommandLine.parse(["--frobnicate"]) }
+        #expect(throws: ConfigError.self) { try DaemonCommandLine.parse(["--bus", "usb"]).load() }
+        #expect(throws: ConfigError.self, "a capture needs the mock bus") {
+            try DaemonCommandLine.parse(["--bus", "/dev/i2c-1", "--capture", dir + "/x"]).load()
+        }
+        #expect(throws: ConfigError.self, "no ssd1306 panel is 96x48") {
+            try DaemonCommandLine.parse(["--bus", "mock", "--size", "96x48"]).load()
+        }
+    }
+
+    @Test("isletd exits 78 on a bad config line, naming file:line; --check-config validates")
+    func exitStatus() throws {
+        let dir = makeTempDir()
+        let bad = dir + "/bad.conf"
+        try "[display]\nbus = mock\nsize = 128\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let r = runProgram(Repo.isletd, ["--config", bad, "--check-config"])
+        #expect(r.status == 78)
+        #expect(r.err.contains("\(bad):3"))
+        #expect(r.err.hasPrefix("<3>"), "errors carry the journald priority prefix")
+        let r2 = runProgram(Repo.isletd, ["--config", bad, "--socket", dir + "/s", "--state-dir", dir + "/st"])
+        #expect(r2.status == 78, "the daemon itself refuses to start with EX_CONFIG")
+        let good = dir + "/good.conf"
+        try "[display]\nbus = mock\n".write(toFile: good, atomically: true, encoding: .utf8)
+        #expect(runProgram(Repo.isletd, ["--config", good, "--check-config"]).status == 0)
+        #expect(runProgram(Repo.isletd, ["--config", dir + "/missing.conf", "--check-config"]).status == 78,
+                "--config makes a missing file an error")
+    }
+
+    @Test("the example config in the repository is valid")
+    func example() {
+        let r = runProgram(Repo.isletd, ["--config", Repo.root + "/isletd.conf.example", "--check-config"])
+        #expect(r.status == 0, "\(r.err)")
+    }
+}

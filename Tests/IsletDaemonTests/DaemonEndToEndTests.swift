@@ -1,0 +1,429 @@
+import Foundation
+import IsletCore
+import IsletDaemon
+import IsletRender
+import Testing
+
+extension DaemonUnderTest {
+    /// The daemon's own `remaining_seconds` / `elapsed_seconds` for a timer, from `status --json`.
+    func seconds(_ id: String) throws -> Double? {
+        let r = ctl("status", "--json")
+        guard r.status == 0, let o = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any],
+              let acts = o["activities"] as? [[String: Any]] else { throw HarnessError("status failed: \(r.err)") }
+        guard let a = acts.first(where: { $0["timer"] as? String == id }) else { return nil }
+        return (a["remaining_seconds"] ?? a["elapsed_seconds"]) as? Double
+    }
+
+    func phase(_ id: String) throws -> Phase? { try status().activity(id)?.phase }
+}
+
+/// The real isletd on the mock bus, driven by the real isletctl; the panel is read back from
+/// the emulated panel (the image the bus bytes produced), through `status`.
+@Suite("isletd end to end", .serialized)
+struct DaemonEndToEndTests {
+    @Test("start, pause (frozen panel for seconds), resume")
+    func startPauseResume() throws {
+        let d = try DaemonUnderTest()
+        #expect(try d.panel() == nil, "an idle daemon keeps the panel dark")
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        let running1 = try #require(try d.panel(), "a started countdown lights the panel")
+        #expect(running1.litCount > 0)
+        sleepSeconds(1.2)
+        let running2 = try #require(try d.panel())
+        #expect(running1 != running2, "a running countdown changes the picture every second")
+
+        #expect(d.ctl("pause").status == 0)
+        let paused1 = try #require(try d.panel())
+        let frozen = try #require(try d.seconds("meditation"))
+        sleepSeconds(2.1)
+        let paused2 = try #require(try d.panel(), "a paused timer stays on the panel")
+        #expect(paused1 == paused2, "paused: the same picture seconds later")
+        #expect(try d.seconds("meditation") == frozen, "paused: the frozen time does not move")
+        #expect(try d.phase("meditation") == .paused)
+
+        #expect(d.ctl("resume").status == 0)
+        sleepSeconds(1.2)
+        #expect(try d.panel() != paused2, "resumed: the picture moves again")
+        let after = try #require(try d.seconds("meditation"))
+        #expect(after < frozen - 0.9 && after > frozen - 2.0, "resume continues from the frozen time (\(frozen) → \(after))")
+    }
+
+    @Test("reset darkens the panel at once")
+    func resetIsImmediate() throws {
+        let d = try DaemonUnderTest()
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        #expect(try d.panel() != nil)
+        #expect(d.ctl("reset").status == 0)
+        let s = try d.status()
+        #expect(s.activities?.isEmpty == true)
+        #expect(try d.panel() == nil, "reset dismisses immediately: the display is off")
+        let again = d.ctl("pause")
+        #expect(again.status == 1, "nothing to pause after a reset: the daemon refuses")
+        #expect(again.err.contains("no_activity"))
+    }
+
+    @Test("completion stays visible three seconds, then the panel goes dark")
+    func completion() throws {
+        let d = try DaemonUnderTest()
+        let t0 = Date()
+        #expect(d.ctl("start", "--seconds", "2").status == 0)
+        func at(_ s: Double) { let w = s - Date().timeIntervalSince(t0); if w > 0 { sleepSeconds(w) } }
+        at(2.5)
+        #expect(try d.phase("meditation") == .complete)
+        let done = try #require(try d.panel(), "the completed session is shown")
+        #expect(done.litCount > 0)
+        at(4.4)
+        #expect(try d.panel() != nil, "still visible before the 3 s linger ends")
+        at(5.7)
+        #expect(try d.status().activities?.isEmpty == true, "dismissed 3 s after completion")
+        #expect(try d.panel() == nil, "then the display is off")
+    }
+
+    @Test("expand shows the expanded presentation for expand_seconds, then compact again")
+    func expand() throws {
+        let dir = makeTempDir()
+        try "[display]\nexpand_seconds = 1\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"], dir: dir)
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        let t0 = Date()
+        #expect(d.ctl("expand").status == 0)
+        #expect(try d.status().presentation == "expanded")
+        sleepSeconds(max(0, 1.5 - Date().timeIntervalSince(t0)))
+        #expect(try d.status().presentation == "compact", "back after one second")
+    }
+
+    @Test("a second start replaces the first")
+    func secondStartReplaces() throws {
+        let d = try DaemonUnderTest()
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        #expect(d.ctl("start", "--seconds", "10").status == 0)
+        let s = try d.status()
+        #expect(s.activities?.count == 1)
+        let remaining = try #require(try d.seconds("meditation"))
+        #expect(remaining <= 10 && remaining > 9)
+    }
+
+    @Test("two activities show both, minimal")
+    func twoActivities() throws {
+        let d = try DaemonUnderTest()
+        #expect(d.ctl("start", "--timer", "a", "--seconds", "30").status == 0)
+        let one = try #require(try d.panel())
+        #expect(try d.status().presentation == "compact")
+        #expect(d.ctl("start", "--timer", "b", "--stopwatch").status == 0)
+        let s = try d.status()
+        #expect(s.activities?.map(\.timerID) == ["a", "b"])
+        #expect(s.presentation == "minimal")
+        let two = try #require(try d.panel())
+        #expect(two != one)
+        // Without --timer an op acts on the most recently started activity.
+        #expect(d.ctl("pause").status == 0)
+        #expect(try d.phase("b") == .paused)
+        #expect(try d.phase("a") == .running)
+        #expect(d.ctl("pause", "--timer", "a").status == 0)
+        #expect(try d.phase("a") == .paused)
+    }
+
+    @Test("kill -9 and restart resume correctly")
+    func crashAndResume() throws {
+        let d = try DaemonUnderTest()
+        #expect(d.ctl("start", "--timer", "run", "--seconds", "20").status == 0)
+        #expect(d.ctl("start", "--timer", "hold", "--seconds", "40").status == 0)
+        #expect(d.ctl("pause", "--timer", "hold").status == 0)
+        #expect(d.ctl("start", "--timer", "short", "--seconds", "1").status == 0)
+        let frozen = try #require(try d.seconds("hold"))
+        let before = try #require(try d.seconds("run"))
+        let killedAt = Date()
+        d.kill9()
+        sleepSeconds(4.5)   // "short" completes at 1 s and is dismissed at 4 s meanwhile
+        try d.start()
+        let elapsed = Date().timeIntervalSince(killedAt)
+        let s = try d.status()
+        #expect(s.activity("short") == nil, "a session that completed and was dismissed while down is not shown again")
+        #expect(try d.phase("run") == .running)
+        let now = try #require(try d.seconds("run"))
+        #expect(abs((before - elapsed) - now) < 0.6, "running: remaining continues (\(before) - \(elapsed) vs \(now))")
+        #expect(try d.phase("hold") == .paused)
+        #expect(try d.seconds("hold") == frozen, "paused: the frozen time survives")
+        #expect(try d.panel() != nil)
+    }
+
+    @Test("a wall-clock step during a run leaves the remaining time alone (libfaketime)")
+    func wallClockStep() throws {
+        guard let lib = faketimeLibrary() else {
+            Issue.record("libfaketime is not installed (Debian package faketime)")
+            return
+        }
+        let dir = makeTempDir()
+        let stamp = dir + "/faketime"
+        try "+0\n".write(toFile: stamp, atomically: true, encoding: .utf8)
+        // CLOCK_REALTIME follows the file; the monotonic clocks stay real.
+        let d = try DaemonUnderTest(env: ["LD_PRELOAD": lib, "FAKETIME_TIMESTAMP_FILE": stamp,
+                                          "FAKETIME_NO_CACHE": "1", "DONT_FAKE_MONOTONIC": "1"], dir: dir)
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        let t0 = Date()
+        let r0 = try #require(try d.seconds("meditation"))
+        try "+3600\n".write(toFile: stamp, atomically: true, encoding: .utf8)   // the clock jumps an hour ahead
+        sleepSeconds(1.0)
+        let r1 = try #require(try d.seconds("meditation"))
+        #expect(try d.phase("meditation") == .running, "an hour's step does not complete a 30 s countdown")
+        #expect(abs((r0 - Date().timeIntervalSince(t0)) - r1) < 0.5, "remaining follows real time only (\(r0) → \(r1))")
+        try "-1800\n".write(toFile: stamp, atomically: true, encoding: .utf8)   // and back behind
+        sleepSeconds(0.5)
+        let r2 = try #require(try d.seconds("meditation"))
+        #expect(abs((r0 - Date().timeIntervalSince(t0)) - r2) < 0.5, "a backward step does not add time (\(r2))")
+    }
+
+    @Test("an unplugged and replugged panel: the timer keeps running, the image comes back")
+    func unplugReplug() throws {
+        // The mock bus fails from 1 s to 3 s after start-up.
+        let d = try DaemonUnderTest(args: ["--mock-unplug", "1:2"])
+        let t0 = Date()
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        func at(_ s: Double) { let w = s - Date().timeIntervalSince(t0); if w > 0 { sleepSeconds(w) } }
+        at(2.2)
+        let s = try #require(try d.status().status)
+        #expect(s.panelPresent == false, "the unplugged panel is reported absent")
+        #expect(s.busErrors >= 1)
+        #expect(try d.phase("meditation") == .running, "the timer keeps running without a panel")
+        at(5.5)
+        let back = try #require(try d.status().status)
+        #expect(back.panelPresent, "the panel answers again after the fault window")
+        let image = try #require(try d.panel(), "and shows the timer again")
+        #expect(image.litCount > 0)
+        let remaining = try #require(try d.seconds("meditation"))
+        #expect(abs(remaining - (30 - Date().timeIntervalSince(t0))) < 0.7)
+        let log = d.log_()
+        let warnings = log.components(separatedBy: "panel not answering").count - 1
+        #expect(warnings == 1, "the problem is logged once, not per retry (\(warnings)):\n\(log)")
+    }
+
+    @Test("garbage and oversized lines get errors; the connection survives garbage only")
+    func protocolAbuse() throws {
+        let d = try DaemonUnderTest()
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: d.socket)[.posixPermissions] as? Int)
+        #expect(mode == 0o660, "the socket is mode 0660")
+        let c = try RawClient(path: d.socket)
+        c.send("this is not json\n")
+        #expect(errorCode(c.readJSON()) == "invalid_json")
+        c.send("[1,2]\n")
+        #expect(errorCode(c.readJSON()) == "invalid_request")
+        c.send("{\"op\":\"launch\"}\n")
+        #expect(errorCode(c.readJSON()) == "unknown_op")
+        c.send("{\"op\":\"pause\",\"force\":true}\n")
+        #expect(errorCode(c.readJSON()) == "unknown_field")
+        c.send("{\"op\":\"start\",\"seconds\":\"ten\"}\n")
+        #expect(errorCode(c.readJSON()) == "invalid_field")
+        c.send("{\"op\":\"resume\"}\n")
+        #expect(errorCode(c.readJSON()) == "no_activity", "an illegal transition is a JSON error")
+        c.send("{\"op\":\"status\"}\n")
+        #expect(c.readJSON()?["ok"] as? Bool == true, "the connection is still usable")
+
+        let big = try RawClient(path: d.socket)
+        big.send("{\"op\":\"status\",\"timer\":\"" + String(repeating: "x", count: 17 * 1024) + "\"}\n")
+        #expect(errorCode(big.readJSON()) == "line_too_long")
+        #expect(big.readLine() == nil, "the connection of an oversized line is closed")
+        #expect(d.ctl("status").status == 0, "others are unaffected")
+    }
+
+    @Test("isletctl exit statuses: 0 done, 1 refused, 64 usage, 69 no daemon")
+    func exitStatuses() throws {
+        let d = try DaemonUnderTest()
+        #expect(d.ctl("start", "--minutes", "1").status == 0)
+        let refused = d.ctl("resume")
+        #expect(refused.status == 1)
+        #expect(refused.err.contains("already_running"))
+        #expect(d.ctl("start", "--minutes", "1", "--seconds", "3").status == 64)
+        #expect(d.ctl("end", "--dismissal", "later").status == 64)
+        #expect(d.ctl("frobnicate").status == 64)
+        #expect(d.ctl("status", "--timer", "meditation").out.contains("meditation: running 1:00"))
+        #expect(d.ctl("end", "--dismissal", "after:2").status == 0)
+        #expect(try d.phase("meditation") == .complete, "ended: shown complete until its dismissal")
+        let nobody = runProgram(Repo.isletctl, ["--socket", d.dir + "/nobody.sock", "status"])
+        #expect(nobody.status == 69)
+        #expect(nobody.err.contains("nobody.sock"))
+    }
+
+    @Test("a silent or non-reading client never blocks the others")
+    func silentClient() throws {
+        let d = try DaemonUnderTest()
+        let silent = try RawClient(path: d.socket)
+        silent.send("{\"op\":\"sta")             // half a line, then nothing
+        let watcher = try RawClient(path: d.socket)
+        watcher.send("{\"op\":\"watch\"}\n")     // subscribes and never reads
+        for i in 0..<20 {
+            let t = Date()
+            #expect(d.ctl(i % 2 == 0 ? "toggle" : "status").status == 0)
+            #expect(Date().timeIntervalSince(t) < 2.0)
+        }
+        #expect(try d.status().status?.clients ?? 0 >= 2)
+    }
+
+    @Test("a client that floods requests and never reads is dropped, the others are served")
+    func hog() throws {
+        let d = try DaemonUnderTest()
+        let hog = try RawClient(path: d.socket)
+        // Each status answer carries the panel image (~3 KB): 2,000 of them far exceed what
+        // the socket buffer and the daemon's 1 MiB per-client allowance hold.
+        hog.send(String(repeating: "{\"op\":\"status\"}\n", count: 2000))
+        let t = Date()
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        #expect(Date().timeIntervalSince(t) < 2.0, "served while the hog's answers pile up")
+        sleepSeconds(0.5)
+        #expect(try d.status().status?.clients == 1, "the hog was dropped (only this status client remains)")
+        #expect(d.log_().contains("does not read its answers; dropped"))
+    }
+
+    @Test("watch streams a change per transition; exit 69 when the daemon goes away")
+    func watchStream() throws {
+        let d = try DaemonUnderTest()
+        let w = Process()
+        w.executableURL = URL(fileURLWithPath: Repo.isletctl)
+        w.arguments = ["--socket", d.socket, "watch", "--json"]
+        let out = Pipe()
+        w.standardOutput = out
+        w.standardError = FileHandle.nullDevice
+        try w.run()
+        sleepSeconds(0.3)
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        #expect(d.ctl("pause").status == 0)
+        sleepSeconds(0.3)
+        _ = d.stop()
+        w.waitUntilExit()
+        #expect(w.terminationStatus == 69)
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let events = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(events.first?["event"] as? String == "snapshot")
+        let phases = events.compactMap { (($0["activities"] as? [[String: Any]])?.first?["phase"]) as? String }
+        #expect(phases == ["running", "paused"], "one object per change: \(phases)")
+    }
+
+    @Test("no wake-ups while paused; about one per second while running")
+    func wakeups() throws {
+        let d = try DaemonUnderTest()
+        #expect(d.ctl("start", "--seconds", "60").status == 0)
+        let w0 = try #require(try d.status().status?.wakeups)
+        sleepSeconds(3.0)
+        let w1 = try #require(try d.status().status?.wakeups)
+        #expect(w1 - w0 >= 3 && w1 - w0 <= 12, "running: one wake-up per shown second plus the status client (\(w1 - w0))")
+        #expect(d.ctl("pause").status == 0)
+        let p0 = try #require(try d.status().status?.wakeups)
+        sleepSeconds(3.0)
+        let p1 = try #require(try d.status().status?.wakeups)
+        #expect(p1 - p0 <= 5, "paused: only the status client's own wake-ups (\(p1 - p0))")
+    }
+
+    @Test("press drives the gestures with mock buttons only")
+    func press() throws {
+        let d = try DaemonUnderTest(args: ["--buttons", "mock"])
+        // The default map (docs/HARDWARE.md): toggle press toggles, reset needs a long press
+        // (800 ms), so a brush of the reset button does nothing.
+        #expect(d.ctl("press", "toggle").status == 0)
+        sleepSeconds(0.4)
+        #expect(try d.phase("meditation") == .running, "a short press of toggle starts the default session")
+        #expect(d.ctl("press", "toggle").status == 0)
+        sleepSeconds(0.4)
+        #expect(try d.phase("meditation") == .paused, "and the next one pauses it")
+        #expect(d.ctl("press", "reset").status == 0)
+        sleepSeconds(0.4)
+        #expect(try d.phase("meditation") == .paused, "a short press of reset does nothing")
+        #expect(d.ctl("press", "reset", "--hold-ms", "1200").status == 0)
+        sleepSeconds(1.5)
+        #expect(try d.status().activities?.isEmpty == true, "a long press of reset resets")
+        let unknown = d.ctl("press", "volume")
+        #expect(unknown.status == 1 && unknown.err.contains("unknown_button"))
+        let plain = try DaemonUnderTest()
+        let r = plain.ctl("press", "toggle")
+        #expect(r.status == 1 && r.err.contains("not_supported"))
+    }
+
+    @Test("SIGHUP reloads; a bad config keeps the old one")
+    func reload() throws {
+        let dir = makeTempDir()
+        let conf = dir + "/isletd.conf"
+        try "[session]\nminutes = 0.5\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", conf], dir: dir)
+        #expect(d.ctl("toggle").status == 0)
+        #expect(try #require(try d.seconds("meditation")) > 29)
+        #expect(d.ctl("reset").status == 0)
+        try "[session]\nminutes = lots\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        sleepSeconds(0.4)
+        #expect(d.process?.isRunning == true, "a bad config on reload is not fatal")
+        #expect(d.log_().contains("\(conf):2"), "the error names file:line")
+        #expect(d.ctl("toggle").status == 0)
+        let old = try #require(try d.seconds("meditation"))
+        #expect(old > 29 && old <= 30, "the old session stays in force")
+        #expect(d.ctl("reset").status == 0)
+        try "[session]\nminutes = 2\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        sleepSeconds(0.4)
+        #expect(d.ctl("toggle").status == 0)
+        let new = try #require(try d.seconds("meditation"))
+        #expect(new > 119 && new <= 120, "the new session length applies")
+        #expect(d.stop() == 0, "SIGTERM shuts down cleanly")
+        #expect(!FileManager.default.fileExists(atPath: d.socket), "and removes its socket")
+    }
+}
+
+/// Reads a plain PBM (P1) as rows of bits, comments skipped.
+func readPBM(_ path: String) throws -> (width: Int, height: Int, bits: [Bool]) {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    var tokens: [String] = []
+    for line in text.split(separator: "\n") {
+        let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        for t in content.split(separator: " ") where !t.isEmpty { tokens.append(String(t)) }
+    }
+    guard tokens.first == "P1", tokens.count >= 3, let w = Int(tokens[1]), let h = Int(tokens[2]) else {
+        throw HarnessError("\(path) is not a plain PBM")
+    }
+    // Pixels may be written without separators: split every remaining token into digits.
+    var bits: [Bool] = []
+    for t in tokens.dropFirst(3) { for c in t where c == "0" || c == "1" { bits.append(c == "1") } }
+    guard bits.count == w * h else { throw HarnessError("\(path): \(bits.count) pixels for \(w)x\(h)") }
+    return (w, h, bits)
+}
+
+@Suite("capture replay against isletctl render")
+struct CaptureReplayEndToEndTests {
+    @Test("the daemon's bus capture, replayed, shows what isletctl render draws for the same state")
+    func replayMatchesRender() throws {
+        let dir = makeTempDir()
+        let conf = dir + "/isletd.conf"
+        // Keep the last frame on the panel at exit, so the replay ends on it.
+        try "[display]\non_exit = keep\nsize = 128x64\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let capture = dir + "/bus.capture"
+        let d = try DaemonUnderTest(args: ["--config", conf, "--capture", capture], dir: dir)
+        #expect(d.ctl("start", "--seconds", "300").status == 0)
+        #expect(d.ctl("pause").status == 0)
+        let live = try #require(try d.panel())
+        #expect(d.stop() == 0)
+
+        let replayed = dir + "/replayed.pbm", rendered = dir + "/rendered.pbm"
+        let r1 = runProgram(Repo.isletctl, ["replay", capture, "--controller", "ssd1306", "--size", "128x64", "-o", replayed])
+        #expect(r1.status == 0, "\(r1.err)")
+        let r2 = runProgram(Repo.isletctl, ["render", "--presentation", "compact", "--size", "128x64", "--state", "paused",
+                                            "--duration", "300", "--remaining", "300", "-o", rendered])
+        #expect(r2.status == 0, "\(r2.err)")
+        let a = try readPBM(replayed), b = try readPBM(rendered)
+        #expect(a.width == 128 && a.height == 64)
+        #expect(a.bits.contains(true), "the replayed panel is lit")
+        #expect(a.bits == b.bits, "replayed capture and render of the same paused 5:00 state are the same image")
+        // And the live panel the daemon reported is that image too.
+        let liveBits = (0..<64).flatMap { y in (0..<128).map { x in live[x, y] } }
+        #expect(liveBits == a.bits)
+    }
+
+    @Test("SIGTERM with the default on_exit = off leaves the panel dark")
+    func darkOnExit() throws {
+        let dir = makeTempDir()
+        let capture = dir + "/bus.capture"
+        let d = try DaemonUnderTest(args: ["--capture", capture], dir: dir)
+        #expect(d.ctl("start", "--seconds", "300").status == 0)
+        #expect(try d.panel() != nil)
+        #expect(d.stop() == 0)
+        let out = dir + "/after.pbm"
+        let r = runProgram(Repo.isletctl, ["replay", capture, "--controller", "ssd1306", "--size", "128x64", "-o", out])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(try !readPBM(out).bits.contains(true), "the display was switched off on the way out")
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import IsletCore
+import IsletDaemon
+import IsletRender
+
+/// The repository root, found from this file's path, and the built binaries in it.
+enum Repo {
+    static let root: String = {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)   // Tests/IsletDaemonTests/DaemonHarness.swift
+        return parts.joined(separator: "/")
+    }()
+    static var isletd: String { root + "/.build/debug/isletd" }
+    static var isletctl: String { root + "/.build/debug/isletctl" }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+struct RunResult {
+    var status: Int32
+    var out: String
+    var err: String
+}
+
+func makeTempDir() -> String {
+    var template = Array("/tmp/islet-test-XXXXXX".utf8CString)
+    let p = template.withUnsafeMutableBufferPointer { buf in buf.baseAddress.flatMap { mkdtemp($0) } }
+    return p.map { String(cString: $0) } ?? "/tmp/islet-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+}
+
+func sleepSeconds(_ s: Double) { usleep(useconds_t(s * 1_000_000)) }
+
+/// Runs a program to completion and captures its output.
+func runProgram(_ path: String, _ args: [String], env: [String: String] = [:]) -> RunResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    var e = ProcessInfo.processInfo.environment
+    for (k, v) in env { e[k] = v }
+    p.environment = e
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    do { try p.run() } catch { return RunResult(status: -1, out: "", err: "\(error)") }
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let r = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return RunResult(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: r, as: UTF8.self))
+}
+
+/// One isletd on the mock bus with its own socket and state directory.
+final class DaemonUnderTest {
+    let dir: String
+    /// Whether this harness made the directory (and so removes it).
+    private let ownsDir: Bool
+    let extraArgs: [String]
+    let env: [String: String]
+    private(set) var process: Process?
+    var socket: String { dir + "/islet.sock" }
+    var stateDir: String { dir + "/state" }
+    var logPath: String { dir + "/isletd.log" }
+
+    init(args: [String] = [], env: [String: String] = [:], dir: String? = nil) throws {
+        self.dir = dir ?? makeTempDir()
+        self.ownsDir = dir == nil
+        self.extraArgs = args
+        self.env = env
+        try start()
+    }
+
+    deinit {
+        if let p = process, p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+        if ownsDir { try? FileManager.default.removeItem(atPath: dir) }
+    }
+
+    var pid: Int32 { process?.processIdentifier ?? -1 }
+
+    func start() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Repo.isletd)
+        p.arguments = ["--bus", "mock", "--socket", socket, "--state-dir", stateDir, "--log-level", "debug"] + extraArgs
+        var e = ProcessInfo.processInfo.environment
+        e["NOTIFY_SOCKET"] = nil
+        e["WATCHDOG_USEC"] = nil
+        for (k, v) in env { e[k] = v }
+        p.environment = e
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = FileHandle(forWritingAtPath: logPath)
+        log?.seekToEndOfFile()
+        p.standardError = log
+        p.standardOutput = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        process = p
+        // Ready when the socket answers.
+        for _ in 0..<200 {
+            if ctl("status").status == 0 { return }
+            if !p.isRunning { throw HarnessError("isletd exited with \(p.terminationStatus): \(log_())") }
+            sleepSeconds(0.025)
+        }
+        throw HarnessError("isletd did not answer on \(socket) within 5 s: \(log_())")
+    }
+
+    func log_() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func ctl(_ args: String...) -> RunResult { ctl(args) }
+    func ctl(_ args: [String]) -> RunResult { runProgram(Repo.isletctl, ["--socket", socket] + args) }
+
+    /// `status --json`, decoded.
+    func status() throws -> ClientResponse {
+        let r = ctl("status", "--json")
+        guard r.status == 0 else { throw HarnessError("status failed (\(r.status)): \(r.err)") }
+        return try JSONDecoder().decode(ClientResponse.self, from: Data(r.out.utf8))
+    }
+
+    /// What the emulated panel shows: nil when the display is off (dark).
+    func panel() throws -> Bitmap? {
+        guard let p = try status().status?.panel else { throw HarnessError("status carries no panel image") }
+        guard let bytes = p.bytes, let b = Bitmap(width: p.width, height: p.height, bytes: bytes) else {
+            throw HarnessError("panel image does not decode")
+        }
+        return p.on ? b : nil
+    }
+
+    func kill9() {
+        guard let p = process else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+    }
+
+    func signal(_ s: Int32) { if let p = process { kill(p.processIdentifier, s) } }
+
+    /// SIGTERM and wait; returns the exit status.
+    func stop() -> Int32 {
+        guard let p = process else { return -1 }
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+}
+
+/// A raw connection for protocol abuse tests.
+final class RawClient {
+    let fd: Int32
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard r == 0 else { throw HarnessError("connect \(path) failed") }
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+    deinit { close(fd) }
+
+    func send(_ s: String) { send(Array(s.utf8)) }
+    func send(_ b: [UInt8]) {
+        var off = 0
+        while off < b.count {
+            let n = b[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            off += n
+        }
+    }
+
+    private var buffer: [UInt8] = []
+    /// The next line, or nil at end of stream (or timeout).
+    func readLine() -> String? {
+        while true {
+            if let nl = buffer.firstIndex(of: 10) {
+                let l = String(decoding: buffer[..<nl], as: UTF8.self)
+                buffer.removeSubrange(...nl)
+                return l
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { return nil }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    func readJSON() -> [String: Any]? {
+        guard let l = readLine(), let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any] else { return nil }
+        return o
+    }
+}
+
+extension ClientResponse {
+    func activity(_ id: String) -> Activity? { activities?.first { $0.timerID == id } }
+}
+
+func errorCode(_ o: [String: Any]?) -> String? { (o?["error"] as? [String: Any])?["code"] as? String }
+
+/// Debian's libfaketime preload library for this machine's architecture, if installed.
+func faketimeLibrary() -> String? {
+    let dirs = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
+    return dirs.map { "/usr/lib/\($0)/faketime/libfaketime.so.1" }.first { FileManager.default.fileExists(atPath: $0) }
+}

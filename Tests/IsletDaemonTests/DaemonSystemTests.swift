@@ -1,0 +1,126 @@
+import Foundation
+import IsletCore
+import IsletDaemon
+import Testing
+
+/// A datagram socket standing in for systemd's $NOTIFY_SOCKET.
+final class NotifyListener {
+    let path: String
+    let fd: Int32
+    init(path: String) throws {
+        self.path = path
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in for (i, b) in bytes.enumerated() { raw[i] = b } }
+        let r = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard r == 0 else { throw HarnessError("bind \(path)") }
+        var tv = timeval(tv_sec: 0, tv_usec: 200_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    }
+    deinit { close(fd) }
+
+    /// Every message received within `seconds`.
+    func messages(for seconds: Double) -> [String] {
+        var out: [String] = []
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            var buf = [UInt8](repeating: 0, count: 4096)
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { out.append(String(decoding: buf[0..<n], as: UTF8.self)) }
+        }
+        return out
+    }
+}
+
+@Suite("isletd and systemd, clocks across restarts", .serialized)
+struct DaemonSystemTests {
+    @Test("READY after start, STATUS on changes, WATCHDOG at half the interval, STOPPING on SIGTERM")
+    func notify() throws {
+        let dir = makeTempDir()
+        let listener = try NotifyListener(path: dir + "/notify")
+        let d = try DaemonUnderTest(env: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "600000"], dir: dir)
+        #expect(d.ctl("start", "--seconds", "30").status == 0)
+        let first = listener.messages(for: 1.2)
+        let joined = first.joined(separator: "\n")
+        #expect(joined.contains("READY=1"))
+        #expect(joined.contains("STATUS=meditation running"), "\(first)")
+        // 600 ms watchdog: a ping every 300 ms, so 1.2 s holds at least three.
+        let pings = first.filter { $0 == "WATCHDOG=1" }.count
+        #expect(pings >= 3, "\(pings) watchdog pings in 1.2 s")
+        #expect(d.stop() == 0)
+        #expect(listener.messages(for: 0.3).contains("STOPPING=1"))
+    }
+
+    @Test("a clock behind the last save shows restored activities stale until it catches up (libfaketime)")
+    func clockBehindAfterRestart() throws {
+        guard let lib = faketimeLibrary() else {
+            Issue.record("libfaketime is not installed (Debian package faketime)")
+            return
+        }
+        let dir = makeTempDir()
+        let d = try DaemonUnderTest(dir: dir)
+        #expect(d.ctl("start", "--seconds", "120").status == 0)
+        #expect(d.stop() == 0)
+        // The next boot's clock is 3 s behind the last save (a Pi without a real-time clock).
+        let behind = try DaemonUnderTest(env: ["LD_PRELOAD": lib, "FAKETIME": "-3", "DONT_FAKE_MONOTONIC": "1"], dir: dir)
+        let s = try behind.status()
+        #expect(s.status?.clockBehind == true)
+        #expect(s.activity("meditation")?.content.isStale == true, "shown stale while the clock is behind")
+        sleepSeconds(3.5)
+        let later = try behind.status()
+        #expect(later.status?.clockBehind == false, "the timeline has passed the last save")
+        #expect(later.activity("meditation")?.content.isStale == false, "no longer stale")
+        #expect(later.activity("meditation")?.phase == .running)
+    }
+
+    @Test("a corrupt state file is reported and moved aside; the daemon starts empty")
+    func corruptStateFile() throws {
+        let dir = makeTempDir()
+        try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true)
+        try "{\"schema\":1,\"activities\":[tru".write(toFile: dir + "/state/activities.json", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(dir: dir)
+        #expect(try d.status().activities?.isEmpty == true)
+        #expect(d.log_().contains("moved aside"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir + "/state")
+        #expect(files.contains { $0.hasPrefix("activities.json.bad-") })
+        #expect(d.ctl("start", "--seconds", "30").status == 0, "and works normally")
+        #expect(FileManager.default.fileExists(atPath: dir + "/state/activities.json"))
+    }
+
+    @Test("not root: socket and state default to the XDG directories, and isletctl finds the socket there")
+    func userDefaults() throws {
+        let dir = makeTempDir()
+        chmod(dir, 0o777)
+        let runtime = dir + "/run", state = dir + "/state"
+        for d in [runtime, state] {
+            try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+            chmod(d, 0o777)
+        }
+        let env = ["XDG_RUNTIME_DIR=" + runtime, "XDG_STATE_HOME=" + state, "HOME=" + dir, "PATH=/usr/bin:/bin"]
+        // As root, drop to nobody so the non-root defaults apply.
+        func command(_ program: String, _ args: [String]) -> (String, [String]) {
+            if getuid() == 0 {
+                return ("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", "env", "-i"] + env + [program] + args)
+            }
+            return ("/usr/bin/env", ["-i"] + env + [program] + args)
+        }
+        let (p, a) = command(Repo.isletd, ["--bus", "mock"])
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: p)
+        daemon.arguments = a
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { kill(daemon.processIdentifier, SIGKILL); daemon.waitUntilExit() }
+        let socket = runtime + "/islet/islet.sock"
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { sleepSeconds(0.025) }
+        #expect(FileManager.default.fileExists(atPath: socket), "the socket is in $XDG_RUNTIME_DIR/islet")
+        let (cp, ca) = command(Repo.isletctl, ["start", "--seconds", "30"])
+        let r = runProgram(cp, ca)
+        #expect(r.status == 0, "isletctl found the socket without --socket: \(r.err)")
+        #expect(FileManager.default.fileExists(atPath: state + "/islet/activities.json"), "the state is in $XDG_STATE_HOME/islet")
+    }
+}

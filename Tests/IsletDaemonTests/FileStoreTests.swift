@@ -1,0 +1,77 @@
+import Foundation
+import IsletCore
+import IsletDaemon
+import Testing
+
+@Suite("atomic file store")
+struct FileStoreTests {
+    let t0 = Instant(milliseconds: 1_795_000_000_000)
+
+    func sample() throws -> [Activity] {
+        let run = try TimerMachine.apply(.start(ActivityAttributes(timerID: "a", kind: .countdown(cycle: .seconds(60), cycles: 2))), to: nil, now: t0).activity
+        var paused = try TimerMachine.apply(.start(ActivityAttributes(timerID: "b", kind: .stopwatch)), to: nil, now: t0).activity
+        paused = try TimerMachine.apply(.pause, to: paused, now: t0 + .milliseconds(12_345)).activity
+        return [run, paused].compactMap { $0 }
+    }
+
+    @Test("what is saved loads back equal, with the save instant")
+    func roundTrip() throws {
+        let dir = makeTempDir()
+        let saveAt = t0 + .seconds(5)
+        let store = FileStore(directory: dir, now: { saveAt })
+        let acts = try sample()
+        try store.saveNow(acts)
+        let loaded = FileStore(directory: dir, now: { saveAt }).load()
+        #expect(loaded.problem == nil)
+        #expect(loaded.activities == acts)
+        #expect(loaded.savedAt == saveAt)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/activities.json.tmp"), "no temp file is left behind")
+        let text = try String(contentsOfFile: dir + "/activities.json", encoding: .utf8)
+        #expect(text.contains("\"schema\":1"), "the file carries its schema version")
+    }
+
+    @Test("a missing file is a fresh start, not a problem")
+    func missing() {
+        let loaded = FileStore(directory: makeTempDir(), now: { Instant.epoch }).load()
+        #expect(loaded.activities.isEmpty && loaded.problem == nil && loaded.savedAt == nil)
+    }
+
+    @Test("corrupt, unknown-schema and undecodable files are reported and moved aside", arguments: [
+        "{ this is not json",
+        #"{"schema":99,"saved_at":"2026-11-29T22:00:00.000Z","activities":[]}"#,
+        #"{"schema":1,"saved_at":"yesterday","activities":[]}"#,
+        #"{"schema":1,"saved_at":"2026-11-29T22:00:00.000Z","activities":[{"attributes":{}}]}"#,
+        "",
+    ])
+    func corrupt(_ content: String) throws {
+        let dir = makeTempDir()
+        try content.write(toFile: dir + "/activities.json", atomically: true, encoding: .utf8)
+        let loaded = FileStore(directory: dir, now: { Instant.epoch }).load()
+        #expect(loaded.activities.isEmpty)
+        let problem = try #require(loaded.problem)
+        #expect(problem.contains("moved aside"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(!files.contains("activities.json"), "the bad file is out of the way")
+        let aside = try #require(files.first { $0.hasPrefix("activities.json.bad-") })
+        #expect(try String(contentsOfFile: dir + "/" + aside, encoding: .utf8) == content, "kept for inspection")
+    }
+
+    @Test("a save replaces the file whole")
+    func replaces() throws {
+        let dir = makeTempDir()
+        let store = FileStore(directory: dir, now: { Instant.epoch })
+        try store.saveNow(try sample())
+        try store.saveNow([])
+        #expect(store.load().activities.isEmpty)
+    }
+
+    @Test("a save into a missing directory fails with the path and errno text")
+    func failure() {
+        let store = FileStore(directory: "/nonexistent/islet", now: { Instant.epoch })
+        #expect {
+            try store.saveNow([])
+        } throws: { error in
+            "\(error)".contains("/nonexistent/islet/activities.json.tmp") && "\(error)".contains("No such file")
+        }
+    }
+}
