@@ -31,7 +31,9 @@ struct CompareExport {
         let renderer: Renderer
         do { renderer = try Renderer() } catch { return .failure(BusRunError(text: "renderer fonts: \(error)")) }
         let size = PanelSize.w128h32
-        let frames = Countdown().frames(renderer, size: size, presentation: .compact)
+        let countdown = Countdown()
+        guard countdown.isRunning else { return .failure(BusRunError(text: "the core refused to start the 10-minute countdown")) }
+        let frames = countdown.frames(renderer, size: size, presentation: .compact)
         guard let model = PanelModel.find(.ssd1306, width: size.width, height: size.height) else {
             return .failure(BusRunError(text: "no SSD1306 128x32 row in the controller table"))
         }

@@ -26,6 +26,9 @@ struct Countdown {
         self.scenes = scenes
     }
 
+    /// True when the first scene holds the started, running countdown (the workload exists).
+    var isRunning: Bool { scenes.first?.activities.first?.phase == .running }
+
     /// The frames of the whole countdown at `size` in `presentation`.
     func frames(_ renderer: Renderer, size: PanelSize, presentation: Presentation) -> [Bitmap] {
         scenes.map { renderer.render($0.activities, presentation: presentation, now: $0.now, size: size) }

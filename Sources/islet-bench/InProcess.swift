@@ -13,6 +13,10 @@ struct InProcessBench {
     init(quick: Bool) { self.quick = quick }
 
     func run(into r: inout Results) {
+        guard countdown.isRunning else {
+            for k in Key.allCases where !DaemonBench.keys.contains(k) { r[k] = .missing("the core refused to start the 10-minute countdown") }
+            return
+        }
         let renderer: Renderer
         do { renderer = try Renderer() } catch {
             for k in Key.allCases where !DaemonBench.keys.contains(k) { r[k] = .missing("renderer fonts: \(error)") }
