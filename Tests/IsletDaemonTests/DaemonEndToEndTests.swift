@@ -310,6 +310,12 @@ struct DaemonEndToEndTests {
         sleepSeconds(3.0)
         let p1 = try #require(try d.status().status?.wakeups)
         #expect(p1 - p0 <= 5, "paused: only the status client's own wake-ups (\(p1 - p0))")
+        // From outside, as the kernel counts them: every thread of the process, no client talking.
+        let k0 = contextSwitches(of: d.pid)
+        sleepSeconds(3.0)
+        let k1 = contextSwitches(of: d.pid)
+        let woke = threadWakeups(from: k0, to: k1)
+        #expect(!k0.isEmpty && woke <= 1, "paused: the kernel saw \(woke) context switches in 3 s across \(k1.count) threads")
     }
 
     @Test("press drives the gestures with mock buttons only")
@@ -426,4 +432,24 @@ struct CaptureReplayEndToEndTests {
         #expect(r.status == 0, "\(r.err)")
         #expect(try !readPBM(out).bits.contains(true), "the display was switched off on the way out")
     }
+}
+
+/// Voluntary plus involuntary context switches of each thread of `pid` (/proc/PID/task/*/status).
+func contextSwitches(of pid: Int32) -> [String: Int] {
+    let dir = "/proc/\(pid)/task"
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [:] }
+    var counts: [String: Int] = [:]
+    for t in tasks {
+        guard let text = try? String(contentsOfFile: "\(dir)/\(t)/status", encoding: .utf8) else { continue }
+        for line in text.split(separator: "\n") where line.contains("ctxt_switches:") {
+            counts[t, default: 0] += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        }
+    }
+    return counts
+}
+
+/// Wake-ups between two samples: per thread, so a thread that exits in between cannot hide
+/// another's; a thread born in between counts in full.
+func threadWakeups(from before: [String: Int], to after: [String: Int]) -> Int {
+    after.reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
 }
