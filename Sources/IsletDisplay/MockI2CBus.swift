@@ -14,6 +14,8 @@ public final class MockI2CBus: I2CBus, Sendable {
     /// Name used in errors, like a device path.
     public let device: String
     private let clock: @Sendable () -> UInt64
+    /// True when `clock` is CLOCK_MONOTONIC, so the capture header can state its origin on it.
+    private let clockIsMonotonic: Bool
     private let state: Mutex<State>
 
     private struct Window {
@@ -44,6 +46,7 @@ public final class MockI2CBus: I2CBus, Sendable {
         }
         self.device = device
         self.clock = clock ?? MockI2CBus.monotonicNanoseconds
+        self.clockIsMonotonic = clock == nil
         var s = State()
         s.panels[address] = EmulatedPanel(model: panel)
         state = Mutex(s)
@@ -157,7 +160,10 @@ public final class MockI2CBus: I2CBus, Sendable {
     /// Starts recording every transaction to `path` (truncated); timestamps count from now.
     public func startCapture(to path: String) throws(CaptureError) {
         let now = clock()
-        let header = "# islet i2c capture: <ns since open> <7-bit address> <bytes after the address>; transport \(capabilities.transport)"
+        // The origin on CLOCK_MONOTONIC lets another process (the benchmark) place every line on
+        // its own clock exactly; an injected test clock states nothing it cannot vouch for.
+        let origin = clockIsMonotonic ? "; monotonic_ns=\(now)" : ""
+        let header = "# islet i2c capture: <ns since open> <7-bit address> <bytes after the address>; transport \(capabilities.transport)\(origin)"
         try state.withLock { s throws(CaptureError) in
             let file = try CaptureFile(path: path)
             s.capture?.close()

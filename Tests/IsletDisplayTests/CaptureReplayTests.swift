@@ -45,6 +45,30 @@ func writeFile(_ path: String, _ text: String) {
         #expect(bus.captureError == nil)
     }
 
+    @Test func theHeaderStatesItsOriginOnTheMonotonicClockOnlyWhenItIsThatClock() throws {
+        let model = try #require(PanelModel.find(.ssd1306, width: 128, height: 32))
+        func now() -> UInt64 {
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        }
+        let path = temporaryPath("capture-origin.txt")
+        let real = MockI2CBus(panel: model)
+        let before = now()
+        try real.startCapture(to: path)
+        let after = now()
+        real.stopCapture()
+        let header = try #require(readFile(path)?.split(separator: "\n").first.map(String.init))
+        let stated = try #require(header.split(separator: "monotonic_ns=").last.flatMap { UInt64($0) })
+        #expect(stated >= before && stated <= after)
+
+        let manual = ManualClock()
+        let fake = MockI2CBus(panel: model, clock: manual.read)
+        try fake.startCapture(to: path)
+        fake.stopCapture()
+        #expect(readFile(path)?.contains("monotonic_ns=") == false)
+    }
+
     @Test func linesFollowTheFormat() throws {
         let clock = ManualClock()
         clock.set(5_000)
