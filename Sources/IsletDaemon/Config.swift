@@ -52,6 +52,8 @@ public struct DaemonConfig: Sendable {
     public var width: Int = 128
     public var height: Int = 64
     public var onExit: ExitDisplay = .off
+    /// 180 for a panel mounted upside down (the controller mirrors both scans; no run-time cost).
+    public var rotation: Rotation = .deg0
     public var expandSeconds: Int = 5
     public var pixelShiftMinutes: Int = 0
     public var capture: String?
@@ -77,10 +79,13 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
 }
 
 extension DaemonConfig {
+    /// A bound as a person writes it: `20`, `0.05`.
+    static func plain(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? "\(Int(d))" : "\(d)" }
+
     /// Every key by section, for error messages and docs.
     public static let keys: [String: [String]] = [
         "daemon": ["socket", "socket_group", "socket_mode", "state_dir", "log_level", "buttons"],
-        "display": ["bus", "address", "controller", "size", "on_exit", "expand_seconds",
+        "display": ["bus", "address", "controller", "size", "rotation", "on_exit", "expand_seconds",
                     "pixel_shift_minutes", "capture", "preview"],
         "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title"],
     ]
@@ -103,7 +108,7 @@ extension DaemonConfig {
         }
         func number(_ range: ClosedRange<Double>) throws(ConfigError) -> Double {
             guard let v = Double(value), v.isFinite, range.contains(v) else {
-                throw bad("a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+                throw bad("a number from \(Self.plain(range.lowerBound)) to \(Self.plain(range.upperBound))")
             }
             return v
         }
@@ -139,6 +144,13 @@ extension DaemonConfig {
             }
             width = w
             height = h
+        case ("display", "rotation"):
+            // 90 and 270 would need frames rendered at the swapped size; the pill is landscape.
+            switch value {
+            case "0": rotation = .deg0
+            case "180": rotation = .deg180
+            default: throw bad("0 or 180 (a panel mounted upside down)")
+            }
         case ("display", "on_exit"): onExit = try choice(ExitDisplay.self)
         case ("display", "expand_seconds"): expandSeconds = try int(1...60)
         case ("display", "pixel_shift_minutes"): pixelShiftMinutes = try int(0...1440)

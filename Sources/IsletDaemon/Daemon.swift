@@ -80,11 +80,12 @@ public final class Daemon {
         switch config.bus {
         case .mock:
             do {
-                panel = try DriverPanel(mockModel: model, address: UInt8(config.address), capture: config.capture,
+                panel = try DriverPanel(mockModel: model, address: UInt8(config.address), rotation: config.rotation,
+                                        capture: config.capture,
                                         unplug: config.mockUnplug)
             } catch { throw DaemonStartError(error.message, status: 73) }
         case .device(let path):
-            panel = DriverPanel(device: path, model: model, address: UInt8(config.address))
+            panel = DriverPanel(device: path, model: model, address: UInt8(config.address), rotation: config.rotation)
         }
         do { renderer = try Renderer() }
         catch { throw DaemonStartError("cannot load the fonts: \(error); install xfonts-terminus and xfonts-unifont or set $ISLET_FONT_DIR", status: 72) }
@@ -241,12 +242,13 @@ public final class Daemon {
             if new.socketPath != config.socketPath || new.socketMode != config.socketMode || new.socketGroup != config.socketGroup { changed.append("socket") }
             if new.stateDir != config.stateDir { changed.append("state_dir") }
             if new.bus != config.bus || new.address != config.address || new.controller != config.controller
-                || new.width != config.width || new.height != config.height { changed.append("panel") }
+                || new.width != config.width || new.height != config.height || new.rotation != config.rotation { changed.append("panel") }
             var kept = new
             // What the running daemon cannot change in place keeps its old value until a restart.
             kept.socketPath = config.socketPath; kept.socketMode = config.socketMode; kept.socketGroup = config.socketGroup
             kept.stateDir = config.stateDir; kept.bus = config.bus; kept.address = config.address
             kept.controller = config.controller; kept.width = config.width; kept.height = config.height
+            kept.rotation = config.rotation
             kept.capture = config.capture; kept.preview = config.preview; kept.mockUnplug = config.mockUnplug
             kept.buttons = config.buttons
             if new.buttonConfig.lines != config.buttonConfig.lines {

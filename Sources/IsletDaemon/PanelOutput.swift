@@ -27,13 +27,14 @@ public final class DriverPanel: PanelOutput {
     public let name: String
     private let model: PanelModel
     private let address: UInt8
+    private let settings: DisplaySettings
     private let openBus: () throws(I2CError) -> any I2CBus
     private var driver: PanelDriver?
     /// The mock bus, for reading back what its emulated panel shows.
     public let mock: MockI2CBus?
 
     /// The emulated panel on a mock bus; `unplug` makes the bus fail for a window (ns from now).
-    public init(mockModel model: PanelModel, address: UInt8, capture: String?,
+    public init(mockModel model: PanelModel, address: UInt8, rotation: Rotation = .deg0, capture: String?,
                 unplug: (startMs: Int64, lengthMs: Int64)?) throws(PanelError) {
         let bus = MockI2CBus(panel: model, address: address)
         if let capture {
@@ -45,14 +46,16 @@ public final class DriverPanel: PanelOutput {
         }
         self.model = model
         self.address = address
+        self.settings = DisplaySettings(rotation: rotation)
         self.name = "mock"
         self.mock = bus
         self.openBus = { () throws(I2CError) -> any I2CBus in bus }
     }
 
-    public init(device: String, model: PanelModel, address: UInt8) {
+    public init(device: String, model: PanelModel, address: UInt8, rotation: Rotation = .deg0) {
         self.model = model
         self.address = address
+        self.settings = DisplaySettings(rotation: rotation)
         self.name = device
         self.mock = nil
         self.openBus = { () throws(I2CError) -> any I2CBus in try LinuxI2CBus(devicePath: device) }
@@ -60,7 +63,7 @@ public final class DriverPanel: PanelOutput {
 
     public func initialize() throws(PanelError) -> Int {
         if driver == nil {
-            do { driver = PanelDriver(bus: try openBus(), address: address, panel: model) }
+            do { driver = PanelDriver(bus: try openBus(), address: address, panel: model, settings: settings) }
             catch { throw PanelError("\(error)") }
         }
         do { return try driver?.initialize().wireBytes ?? 0 }

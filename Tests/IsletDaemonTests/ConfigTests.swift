@@ -21,6 +21,7 @@ struct ConfigTests {
         address = 0x3d
         controller = sh1106
         size = 128x32
+        rotation = 180
         on_exit = keep
         expand_seconds = 7
         pixel_shift_minutes = 10
@@ -44,6 +45,7 @@ struct ConfigTests {
         #expect(c.address == 0x3D)
         #expect(c.controller == .sh1106)
         #expect(c.width == 128 && c.height == 32)
+        #expect(c.rotation == .deg180)
         #expect(c.onExit == .keep)
         #expect(c.expandSeconds == 7)
         #expect(c.pixelShiftMinutes == 10)
@@ -95,6 +97,8 @@ struct ConfigTests {
         ("[display]\naddress = 0x99\n", "t.conf:2", "0x03 to 0x77"),
         ("[daemon]\nsocket_mode = 999\n", "t.conf:2", "octal"),
         ("[session]\ncycles = -1\n", "t.conf:2", "0 to 999"),
+        ("[session]\nminutes = 0.01\n", "t.conf:2", "0.05 to 1440"),
+        ("[display]\nrotation = 90\n", "t.conf:2", "0 or 180"),
     ])
     func errors(_ text: String, _ origin: String, _ fragment: String) {
         #expect {

@@ -432,6 +432,28 @@ struct CaptureReplayEndToEndTests {
         #expect(r.status == 0, "\(r.err)")
         #expect(try !readPBM(out).bits.contains(true), "the display was switched off on the way out")
     }
+
+    @Test("rotation = 180 turns the picture on the glass upside down (a panel mounted the other way)")
+    func rotation180() throws {
+        // Two daemons show the same frozen state; the emulated panel (which follows the segment
+        // remap A0h/A1h and COM scan C0h/C8h, SSD1306 datasheet §10.1.12, §10.1.14) must show
+        // the second one's picture as the first one's turned by 180°.
+        let dir = makeTempDir()
+        try "[display]\nrotation = 180\n".write(toFile: dir + "/r.conf", atomically: true, encoding: .utf8)
+        let plain = try DaemonUnderTest()
+        let turned = try DaemonUnderTest(args: ["--config", dir + "/r.conf"])
+        for d in [plain, turned] {
+            #expect(d.ctl("start", "--seconds", "90").status == 0)
+            #expect(d.ctl("pause").status == 0)
+        }
+        let a = try #require(try plain.panel())
+        let b = try #require(try turned.panel())
+        #expect(a.litCount > 0)
+        var mismatches = 0
+        for y in 0..<a.height { for x in 0..<a.width where a[x, y] != b[a.width - 1 - x, a.height - 1 - y] { mismatches += 1 } }
+        #expect(mismatches == 0, "\(mismatches) pixels differ from the picture turned by 180°")
+        #expect(a != b, "the turned picture is not the plain one")
+    }
 }
 
 /// Voluntary plus involuntary context switches of each thread of `pid` (/proc/PID/task/*/status).
