@@ -118,6 +118,12 @@ public struct ControlRequest: Hashable, Sendable {
             case let v?: throw ProtocolError("invalid_field", "\"\(k)\" must be a number, not \(v.typeName)")
             }
         }
+        /// A number of seconds the core can hold (a huge one would otherwise turn into zero).
+        func seconds(_ k: String) throws(ProtocolError) -> Double? {
+            guard let d = try number(k) else { return nil }
+            guard Duration.jsonSeconds(d) != nil else { throw ProtocolError("invalid_field", "\"\(k)\" is out of range (got \(d))") }
+            return d
+        }
         func integer(_ k: String) throws(ProtocolError) -> Int? {
             guard let d = try number(k) else { return nil }
             guard d == d.rounded(), abs(d) < 1e9 else { throw ProtocolError("invalid_field", "\"\(k)\" must be a whole number") }
@@ -132,13 +138,13 @@ public struct ControlRequest: Hashable, Sendable {
             case "stopwatch"?: r.start.stopwatch = true
             case let k?: throw ProtocolError("invalid_field", "\"kind\" must be countdown or stopwatch (got \"\(k)\")")
             }
-            r.start.seconds = try number("seconds")
+            r.start.seconds = try seconds("seconds")
             r.start.cycles = try integer("cycles")
             if let c = r.start.cycles, c < 0 { throw ProtocolError("invalid_field", "\"cycles\" must be 0 (open-ended) or more") }
             r.start.language = try string("language")
             r.start.title = try string("title")
-            r.start.cycleEndSeconds = try number("cycle_end_seconds")
-            r.start.staleAfterSeconds = try number("stale_after_seconds")
+            r.start.cycleEndSeconds = try seconds("cycle_end_seconds")
+            r.start.staleAfterSeconds = try seconds("stale_after_seconds")
             if r.start.stopwatch, r.start.seconds != nil || r.start.cycles != nil {
                 throw ProtocolError("invalid_field", "a stopwatch takes no \"seconds\" or \"cycles\"")
             }
@@ -147,7 +153,7 @@ public struct ControlRequest: Hashable, Sendable {
             case nil, .null?, .string("default")?: r.dismissal = .default
             case .string("immediate")?: r.dismissal = .immediate
             case .object(let d)?:
-                guard d.count == 1, case .number(let s)? = d["after_seconds"], s.isFinite, s >= 0 else {
+                guard d.count == 1, case .number(let s)? = d["after_seconds"], s >= 0, Duration.jsonSeconds(s) != nil else {
                     throw ProtocolError("invalid_field", "\"dismissal\" object must be {\"after_seconds\": N} with N >= 0")
                 }
                 r.dismissal = .afterSeconds(s)

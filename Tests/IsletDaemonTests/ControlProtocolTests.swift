@@ -62,6 +62,12 @@ struct ControlProtocolTests {
         (#"{"op":"start","kind":"stopwatch","seconds":3}"#, "invalid_field"),
         (#"{"op":"end","dismissal":"later"}"#, "invalid_field"),
         (#"{"op":"end","dismissal":{"after_seconds":-1}}"#, "invalid_field"),
+        // Beyond what a Duration holds: refused, not silently turned into 0 s (an end "after
+        // 1e300 s" must not dismiss at once; the core caps real values at 4 h).
+        (#"{"op":"end","dismissal":{"after_seconds":1e300}}"#, "invalid_field"),
+        (#"{"op":"start","seconds":1e300}"#, "invalid_field"),
+        (#"{"op":"start","cycle_end_seconds":1e300}"#, "invalid_field"),
+        (#"{"op":"start","stale_after_seconds":1e300}"#, "invalid_field"),
         (#"{"op":"press"}"#, "missing_field"),
         (#"{"op":"press","button":"toggle","hold_ms":99999999}"#, "invalid_field"),
     ])
