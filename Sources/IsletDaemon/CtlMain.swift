@@ -72,7 +72,12 @@ public enum CtlMain {
                 response.activities = response.activities?.filter { $0.timerID == t }
             }
             if parsed.json { print(String(decoding: raw, as: UTF8.self)) }
-            else {
+            else if parsed.request.op == .press {
+                // The answer is the state at the press; the gesture acts once it is recognized (a
+                // press of a button that also has a long press: at its release), so say only that.
+                let hold = parsed.request.holdMilliseconds
+                print("pressed \(parsed.request.button ?? "")" + (hold > 0 ? ", released after \(hold) ms" : ""))
+            } else {
                 // Times as the daemon's timeline has them (it may differ from this wall clock).
                 let local = Instant(milliseconds: Posix.wallMilliseconds())
                 let now = local + .milliseconds(response.skewMilliseconds(receivedAt: local))
@@ -108,7 +113,7 @@ public enum CtlMain {
         }
         func number(_ flag: String) throws(Usage) -> Double {
             let v = try value(flag)
-            guard let d = Double(v), d.isFinite, d >= 0 else { throw Usage(message: "\(flag) needs a number (got \"\(v)\")") }
+            guard let d = Double(v), d.isFinite, d >= 0 else { throw Usage(message: "\(flag) needs a number, 0 or more (got \"\(v)\")") }
             return d
         }
         func allowed(_ ops: Set<ControlOp>, _ flag: String) throws(Usage) {

@@ -323,7 +323,9 @@ struct DaemonEndToEndTests {
         let d = try DaemonUnderTest(args: ["--buttons", "mock"])
         // The default map (docs/HARDWARE.md): toggle press toggles, reset needs a long press
         // (800 ms), so a brush of the reset button does nothing.
-        #expect(d.ctl("press", "toggle").status == 0)
+        let first = d.ctl("press", "toggle")
+        #expect(first.status == 0)
+        #expect(first.out.hasPrefix("pressed toggle"), "isletctl says what it did, not the state before the gesture acts: \(first.out)")
         sleepSeconds(0.4)
         #expect(try d.phase("meditation") == .running, "a short press of toggle starts the default session")
         #expect(d.ctl("press", "toggle").status == 0)
