@@ -138,7 +138,8 @@ done
 if id -u "$SERVICE_USER" >/dev/null 2>&1; then
     system usermod --append --groups i2c,gpio "$SERVICE_USER"
 else
-    system useradd --system --home-dir "$STATEDIR" --no-create-home --shell /usr/sbin/nologin \
+    # --user-group: the unit runs as Group=islet, whatever USERGROUPS_ENAB says in login.defs.
+    system useradd --system --user-group --home-dir "$STATEDIR" --no-create-home --shell /usr/sbin/nologin \
         --groups i2c,gpio --comment "Islet meditation timer" "$SERVICE_USER"
 fi
 system install -d -m 0750 -o "$SERVICE_USER" -g "$SERVICE_USER" "$STATEDIR"
@@ -152,10 +153,16 @@ system modprobe i2c-dev
 if [ -f "$unit_src" ]; then
     if [ -d /run/systemd/system ] || [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then
         system systemctl daemon-reload
-        system systemctl enable --now "$UNIT"
+        # restart, not enable --now: after an upgrade the running daemon must pick up the new binary.
+        system systemctl enable "$UNIT"
+        system systemctl restart "$UNIT"
     else
         say "systemd is not running here: enable the service later with 'systemctl enable --now $UNIT'"
     fi
 fi
 
+# The socket is for the islet group: say how the person installing gets to use isletctl.
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ] && ! id -nG "$SUDO_USER" 2>/dev/null | grep -qw "$SERVICE_USER"; then
+    say "to use isletctl as $SUDO_USER: sudo usermod -aG $SERVICE_USER $SUDO_USER (then log in again)"
+fi
 say "done. Check it: systemctl status $UNIT; journalctl -u isletd -f; isletctl status"

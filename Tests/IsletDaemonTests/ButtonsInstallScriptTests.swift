@@ -88,7 +88,11 @@ private struct Stage {
         // Issue 6 §3: service user in i2c and gpio, udev applied, unit enabled and started.
         #expect(log.contains("--groups i2c,gpio"))
         #expect(log.contains("udevadm trigger"))
-        #expect(log.contains("systemctl enable --now isletd.service"))
+        #expect(log.contains("systemctl enable isletd.service"))
+        // A reinstall (an upgrade) must replace the running daemon, not leave the old binary up.
+        #expect(log.contains("systemctl restart isletd.service"))
+        // The unit's Group=islet exists even where login.defs makes no user groups.
+        #expect(log.contains("--user-group") || sh("id -u islet >/dev/null 2>&1") == 0)
     }
 
     @Test func anEditedConfigSurvivesReinstallAndUninstallButNotPurge() throws {
