@@ -53,6 +53,10 @@ public final class ControlClient {
         guard r == 0 else {
             let e = Errno.current
             close(fd)
+            if e.code == EACCES {
+                // The service's socket is mode 0660 for the islet group (README, "The service").
+                throw .unavailable("permission denied on \(path): the socket is for its group (the service's is islet); join it with sudo usermod -aG islet $USER, then log in again")
+            }
             throw .unavailable("no daemon answers on \(path) (\(e)); is isletd running? (--socket or $ISLET_SOCKET choose another socket)")
         }
         self.fd = fd

@@ -123,4 +123,15 @@ struct DaemonSystemTests {
         #expect(r.status == 0, "isletctl found the socket without --socket: \(r.err)")
         #expect(FileManager.default.fileExists(atPath: state + "/islet/activities.json"), "the state is in $XDG_STATE_HOME/islet")
     }
+
+    @Test("a client outside the socket's group is told which group to join (exit 69)",
+          .enabled(if: getuid() == 0, "needs root to run isletctl as another user"))
+    func permissionDenied() throws {
+        let d = try DaemonUnderTest()
+        chmod(d.dir, 0o755)   // the directory may be searched; the 0660 socket itself refuses
+        let r = runProgram("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups",
+                                                Repo.isletctl, "--socket", d.socket, "status"])
+        #expect(r.status == 69, "\(r.err)")
+        #expect(r.err.contains("permission denied") && r.err.contains("usermod -aG islet"), "\(r.err)")
+    }
 }
