@@ -238,13 +238,15 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var clients: Int
     public var storeError: String?
     public var clockBehind: Bool
+    /// Times the chime was switched on since start; absent without a chime.
+    public var chimePulses: Int?
     /// The emulated panel's visible image (mock bus only): page-packed bytes in hex.
     public var panel: PanelImage?
 
     enum CodingKeys: String, CodingKey {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
         case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
-        case clients, storeError = "store_error", clockBehind = "clock_behind", panel
+        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel
     }
 }
 

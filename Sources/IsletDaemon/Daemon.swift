@@ -37,6 +37,8 @@ public final class Daemon {
     private var frames = 0
     private var busBytes = 0
     private var busErrors = 0
+    /// Times the chime output was switched on (a pattern of three beeps counts three).
+    private var chimePulses = 0
     private let startedMono: Int64
 
     // Panel bookkeeping: a missing panel is retried with backoff and logged once.
@@ -106,11 +108,12 @@ public final class Daemon {
                                                activeLow: config.buttonConfig.activeLow)
             } catch { log.error("buttons unavailable, running without them: \(error)") }
         }
-        do {
+        if config.buttonConfig.chime.isMock { chimeOutput = MockChimeOutput() }
+        else { do {
             chimeOutput = try config.buttonConfig.chime.gpioLine().map {
                 try GPIOOutput(spec: $0, activeLow: config.buttonConfig.chime.activeLow)
             }
-        } catch { log.error("chime unavailable, running without it: \(error)") }
+        } catch { log.error("chime unavailable, running without it: \(error)") } }
         // The socket last: a start-up failure above leaves no socket file behind.
         do { server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup) }
         catch { throw DaemonStartError("cannot serve the control socket: \(error)", status: 69) }
@@ -334,6 +337,7 @@ public final class Daemon {
 
     private func setChime(_ level: Bool) {
         guard let out = chimeOutput else { return }
+        if level { chimePulses += 1 }
         do { try out.set(active: level) }
         catch { log.limited(.warning, topic: "chime", nowMs: Posix.bootMilliseconds(), "the chime line failed: \(error)") }
     }
@@ -515,7 +519,8 @@ public final class Daemon {
                             size: "\(config.width)x\(config.height)",
                             presentation: policy.scene(of: activities, now: clock.now())?.presentation.rawValue ?? "off",
                             clients: server.clients.count, storeError: storeError,
-                            clockBehind: clockBehindUntil != nil, panel: panel.visibleImage)
+                            clockBehind: clockBehindUntil != nil,
+                            chimePulses: chimeOutput == nil ? nil : chimePulses, panel: panel.visibleImage)
     }
 
     private func statusText() -> String {

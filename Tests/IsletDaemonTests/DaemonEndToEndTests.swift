@@ -435,6 +435,28 @@ struct CaptureReplayEndToEndTests {
         #expect(try !readPBM(out).bits.contains(true), "the display was switched off on the way out")
     }
 
+    @Test("the chime pulses at cycle end and at completion, never while paused (mock chime line)")
+    func chime() throws {
+        // docs/HARDWARE.md [chime]: cycle_end 200 ms is one pulse; the default completion pattern
+        // 200,100,200,100,400 is three. Issue 6 §2: never while paused.
+        let dir = makeTempDir()
+        try "[chime]\nline = mock\ncycle_end = 200\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"])
+        func pulses() throws -> Int? { try d.status().status?.chimePulses }
+        #expect(try pulses() == 0, "a configured chime reports its count, silent so far")
+        #expect(d.ctl("start", "--seconds", "1", "--cycles", "2", "--cycle-end-seconds", "1").status == 0)
+        #expect(d.ctl("pause").status == 0)
+        sleepSeconds(1.3)
+        #expect(try pulses() == 0, "a paused timer reaches no cycle end and never chimes")
+        #expect(d.ctl("resume").status == 0)
+        sleepSeconds(1.5)   // cycle 1 ends at +1 s; cycle 2 starts at +2 s
+        #expect(try pulses() == 1, "one pulse at the end of cycle 1")
+        sleepSeconds(2.3)   // completion at +3 s, its pattern lasts 1 s
+        #expect(try pulses() == 4, "three more at completion")
+        let plain = try DaemonUnderTest()
+        #expect(try plain.status().status?.chimePulses == nil, "no chime, no count")
+    }
+
     @Test("rotation = 180 turns the picture on the glass upside down (a panel mounted the other way)")
     func rotation180() throws {
         // Two daemons show the same frozen state; the emulated panel (which follows the segment

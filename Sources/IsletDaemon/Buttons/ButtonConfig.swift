@@ -168,7 +168,7 @@ public struct ButtonConfig: Hashable, Sendable {
         }
         var seen: [String: String] = [:]
         var uses = lines.map { (user: "button.\($0.button)", line: $0.line, chip: chip) }
-        if let l = chime.line { uses.append(("[chime] line", l, chime.chip)) }
+        if let l = chime.line, !chime.isMock { uses.append(("[chime] line", l, chime.chip)) }
         for u in uses {
             let spec: GPIOLineSpec
             do { spec = try GPIOLineSpec.parse(u.line, defaultChip: u.chip) } catch {
@@ -219,9 +219,13 @@ public struct ChimeConfig: Hashable, Sendable {
 
     public var isEnabled: Bool { line != nil && (cycleEnd != nil || completion != nil) }
 
-    /// The line to request as output (nil when the chime is off).
+    /// `line = mock`: no GPIO, the daemon counts the pulses in `status` (tests, the demo).
+    public var isMock: Bool { line == "mock" }
+
+    /// The line to request as output (nil when the chime is off or a mock).
     public func gpioLine() throws(GPIOError) -> GPIOLineSpec? {
-        try line.map { l throws(GPIOError) in try GPIOLineSpec.parse(l, defaultChip: chip) }
+        guard !isMock else { return nil }
+        return try line.map { l throws(GPIOError) in try GPIOLineSpec.parse(l, defaultChip: chip) }
     }
 
     /// The pattern for a cue, or nil when that cue is silent.
@@ -238,9 +242,10 @@ public struct ChimeConfig: Hashable, Sendable {
         switch key {
         case "line":
             if value == "none" || value.isEmpty { line = nil; return }
+            if value == "mock" { line = value; return }
             do { _ = try GPIOLineSpec.parse(value, defaultChip: chip ?? "chip") } catch {
                 throw ConfigValueError(key: key, value: value, problem: error.description,
-                                       accepted: ["a line name (GPIO18)", "chip:offset (gpiochip0:18)", "none"])
+                                       accepted: ["a line name (GPIO18)", "chip:offset (gpiochip0:18)", "none", "mock"])
             }
             line = value
         case "chip":
