@@ -213,7 +213,6 @@ public enum CtlMain {
         try client.send(ControlRequest(op: .watch).encodedLine())
         var activities: [Activity] = []
         var presentation = "off"
-        var expandedSince: Int64?
         var skew: Int64 = 0
         func daemonNow() -> Instant { Instant(milliseconds: Posix.wallMilliseconds() + skew) }
         // Without fonts the client still streams, as text only.
@@ -227,7 +226,6 @@ public enum CtlMain {
                 // Redraw when the shown second changes; the stream only carries transitions.
                 let next = activities.compactMap { ShownTime.nextDeadline(of: $0, after: now) }.map(\.at).min()
                 if let next { timeout = Int32(clamping: max(0, (next - now).wholeMilliseconds + 1)) }
-                if expandedSince != nil { timeout = timeout < 0 ? 1000 : min(timeout, 1000) }
             }
             let line: [UInt8]?
             do { line = try client.readLine(timeoutMs: timeout) }
@@ -240,15 +238,11 @@ public enum CtlMain {
                 let r = try ControlClient.decode(line)
                 skew = r.skewMilliseconds(receivedAt: Instant(milliseconds: Posix.wallMilliseconds()))
                 activities = (r.activities ?? activities).filter { timer == nil || $0.timerID == timer }
+                // The daemon sends a change when an expanded view ends (after its expand_seconds).
                 presentation = r.presentation ?? presentation
-                expandedSince = presentation == "expanded" ? Posix.bootMilliseconds() : nil
             }
             if json { continue }
             let t = daemonNow()
-            if let since = expandedSince, Posix.bootMilliseconds() - since > 5000 {
-                expandedSince = nil
-                presentation = activities.count > 1 ? "minimal" : "compact"
-            }
             var frame = Bitmap(width: width, height: height)
             var policy = PresentationPolicy()
             if presentation == "expanded" { policy.expandedUntil = t + .seconds(1) }

@@ -544,7 +544,12 @@ public final class Daemon {
             for c in changes { chimeFor(c.transition) }
             if !changes.isEmpty { broadcastChange(now: now) }
         }
-        if let until = policy.expandedUntil, until <= now { policy.expandedUntil = nil; policy.expandedTimer = nil }
+        if let until = policy.expandedUntil, until <= now {
+            policy.expandedUntil = nil
+            policy.expandedTimer = nil
+            // The presentation changed: watchers learn it from here, not from a guess of their own.
+            broadcastChange(now: now)
+        }
         refreshDisplay(now: now)
     }
 

@@ -84,10 +84,20 @@ struct DaemonEndToEndTests {
         let dir = makeTempDir()
         try "[display]\nexpand_seconds = 1\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"], dir: dir)
+        let watcher = try RawClient(path: d.socket)
+        watcher.send("{\"op\":\"watch\"}\n")
+        #expect(watcher.readJSON()?["event"] as? String == "snapshot")
         #expect(d.ctl("start", "--seconds", "30").status == 0)
+        #expect(watcher.readJSON()?["presentation"] as? String == "compact")
         let t0 = Date()
         #expect(d.ctl("expand").status == 0)
         #expect(try d.status().presentation == "expanded")
+        #expect(watcher.readJSON()?["presentation"] as? String == "expanded")
+        // Watchers (isletctl watch draws from them) hear when the expanded view ends, too.
+        let back = watcher.readJSON()
+        #expect(back?["event"] as? String == "change" && back?["presentation"] as? String == "compact",
+                "a change when the expanded view ends: \(String(describing: back))")
+        #expect(Date().timeIntervalSince(t0) < 1.8, "after expand_seconds, not a client-side guess")
         sleepSeconds(max(0, 1.5 - Date().timeIntervalSince(t0)))
         #expect(try d.status().presentation == "compact", "back after one second")
     }
