@@ -39,6 +39,8 @@ public final class Daemon {
     private var busErrors = 0
     /// Times the chime output was switched on (a pattern of three beeps counts three).
     private var chimePulses = 0
+    /// Set while the start-up catch-up applies events that fell due before this process ran.
+    private var chimeQuiet = false
     private let startedMono: Int64
 
     // Panel bookkeeping: a missing panel is retried with backoff and logged once.
@@ -157,7 +159,11 @@ public final class Daemon {
     public func run() -> Int32 {
         // Find out once whether a panel answers, so READY means "serving, panel known".
         bringUpPanel(mono: Posix.bootMilliseconds())
+        // Catching up with what fell due while the daemon was down: those moments have passed,
+        // so they do not chime now (a restart an hour after a session must not beep).
+        chimeQuiet = true
         advanceAndRefresh()
+        chimeQuiet = false
         if let w = notifier.watchdogIntervalMs { nextWatchdogMs = Posix.bootMilliseconds() + w }
         notifier.ready(status: statusText())
         while running {
@@ -330,7 +336,7 @@ public final class Daemon {
     }
 
     private func chimeFor(_ t: Transition) {
-        guard let cue = ChimeCue.decide(effects: t.effects, phase: t.phase),
+        guard !chimeQuiet, let cue = ChimeCue.decide(effects: t.effects, phase: t.phase),
               let level = chime.handle(cue, config: config.buttonConfig.chime, at: monotonicNanoseconds()) else { return }
         setChime(level)
     }

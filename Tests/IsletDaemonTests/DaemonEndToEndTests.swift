@@ -467,6 +467,19 @@ struct CaptureReplayEndToEndTests {
         #expect(try plain.status().status?.chimePulses == nil, "no chime, no count")
     }
 
+    @Test("a restart does not chime for a completion that happened while the daemon was down")
+    func noLateChime() throws {
+        let dir = makeTempDir()
+        try "[chime]\nline = mock\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"], dir: dir)
+        #expect(d.ctl("start", "--seconds", "1").status == 0)
+        d.kill9()
+        sleepSeconds(1.5)   // completed at +1 s, dismissed at +4 s (README: natural completion + 3 s)
+        try d.start()
+        #expect(try d.phase("meditation") == .complete, "the restart applied the completion")
+        #expect(try d.status().status?.chimePulses == 0, "but that moment passed unheard; no late beep")
+    }
+
     @Test("rotation = 180 turns the picture on the glass upside down (a panel mounted the other way)")
     func rotation180() throws {
         // Two daemons show the same frozen state; the emulated panel (which follows the segment
