@@ -13,8 +13,10 @@ final class ClientConnection {
     var watching = false
     /// Stop reading; close once the output is flushed (after a protocol violation).
     var closing = false
+    /// When the client last sent a byte (CLOCK_BOOTTIME ms), or connected.
+    var lastActiveMs: Int64
 
-    init(fd: Int32, id: Int) { self.fd = fd; self.id = id }
+    init(fd: Int32, id: Int) { self.fd = fd; self.id = id; lastActiveMs = Posix.bootMilliseconds() }
 
     var pendingOutput: Int { output.count - outputOffset }
 
@@ -32,6 +34,9 @@ final class ControlServer {
     private(set) var clients: [Int32: ClientConnection] = [:]
     private var nextID = 1
     static let maximumClients = 64
+    /// At the limit, a client that has not sent a byte for this long (and is not watching)
+    /// gives its place to a newcomer, so silent connections cannot lock everyone out.
+    static let idleEvictionMs: Int64 = 1000
     /// A watcher that lets this much output pile up is not reading: it is dropped.
     static let maximumPendingOutput = 1 << 20
 
@@ -94,6 +99,11 @@ final class ControlServer {
             Posix.makeNonblocking(fd)
             let c = ClientConnection(fd: fd, id: nextID)
             nextID += 1
+            if clients.count >= Self.maximumClients, let idle = longestIdle() {
+                idle.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon is full and this connection was idle; it is closed to make room"))))
+                _ = try? Posix.writeSome(idle.fd, idle.output[idle.outputOffset...])
+                drop(idle)
+            }
             if clients.count >= Self.maximumClients {
                 c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon serves at most \(Self.maximumClients) clients at once"))))
                 _ = try? Posix.writeSome(fd, c.output[...])
@@ -106,6 +116,13 @@ final class ControlServer {
         return accepted
     }
 
+    /// The non-watching client silent the longest, if it has been silent long enough to evict.
+    private func longestIdle() -> ClientConnection? {
+        let now = Posix.bootMilliseconds()
+        return clients.values.filter { !$0.watching && now - $0.lastActiveMs >= Self.idleEvictionMs }
+            .min { $0.lastActiveMs < $1.lastActiveMs }
+    }
+
     enum ReadOutcome { case lines([[UInt8]]), tooLong([[UInt8]]), closed([[UInt8]]) }
 
     /// Reads what the client sent and splits it into lines.
@@ -116,6 +133,7 @@ final class ControlServer {
             let n = buf.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 c.input += buf[0..<n]
+                c.lastActiveMs = Posix.bootMilliseconds()
                 if c.input.count > ControlRequest.maximumLineBytes * 2 { break }
                 continue
             }

@@ -268,6 +268,24 @@ struct DaemonEndToEndTests {
         #expect(try d.status().status?.clients ?? 0 >= 2)
     }
 
+    @Test("64 silent connections cannot lock others out: the longest idle gives way")
+    func silentFlood() throws {
+        let d = try DaemonUnderTest()
+        // README: at most 64 clients at once. Fill every place with connections that say nothing.
+        let silent = try (0..<64).map { _ in try RawClient(path: d.socket) }
+        sleepSeconds(1.2)   // idle for longer than a real request ever takes
+        let r = d.ctl("status")
+        #expect(r.status == 0, "a newcomer is served while 64 silent clients hold every place: \(r.err)")
+        // Exactly one silent client (the longest idle) was told why and closed.
+        var told = 0
+        for c in silent {
+            var tv = timeval(tv_sec: 0, tv_usec: 1000)
+            setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            if errorCode(c.readJSON()) == "too_many_clients" { told += 1 }
+        }
+        #expect(told == 1, "one place was needed, one idle client gave it: \(told)")
+    }
+
     @Test("a client that floods requests and never reads is dropped, the others are served")
     func hog() throws {
         let d = try DaemonUnderTest()
