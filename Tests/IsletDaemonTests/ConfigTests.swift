@@ -146,9 +146,15 @@ struct ConfigTests {
                 "--config makes a missing file an error")
     }
 
-    @Test("the example config in the repository is valid")
-    func example() {
+    @Test("the example config in the repository is valid, and on a Pi it reads the buttons")
+    func example() throws {
         let r = runProgram(Repo.isletd, ["--config", Repo.root + "/isletd.conf.example", "--check-config"])
         #expect(r.status == 0, "\(r.err)")
+        // `make install` puts this file in /etc/islet/; README "On a Raspberry Pi" step 4 says
+        // "or press the toggle button", which needs buttons = gpio (the built-in default is none).
+        let text = try String(contentsOfFile: Repo.root + "/isletd.conf.example", encoding: .utf8)
+        let c = try DaemonConfig().parsing(text, file: "isletd.conf.example")
+        #expect(c.buttons == .gpio)
+        #expect(c.bus == .device("/dev/i2c-1") && c.address == 0x3C, "the panel of docs/HARDWARE.md §2")
     }
 }
