@@ -202,7 +202,7 @@ extension DaemonConfig {
             if trimmed.isEmpty { continue }
             if trimmed.hasPrefix("[") {
                 guard trimmed.hasSuffix("]"), trimmed.count > 2 else {
-                    throw ConfigError(origin, "a section header looks like [session]")
+                    throw ConfigError(origin, "a section header is a name in brackets on its own line: [daemon], [display], [session], [buttons] or [chime]")
                 }
                 let name = String(trimmed.dropFirst().dropLast()).trimmingSpaces
                 guard Self.keys[name] != nil || Self.delegatedSections.contains(name) else {
@@ -219,7 +219,7 @@ extension DaemonConfig {
             var value = String(trimmed[trimmed.index(after: eq)...]).trimmingSpaces
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
             guard let section else {
-                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display] or [session]")
+                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons] or [chime]")
             }
             guard !key.isEmpty else { throw ConfigError(origin, "missing key before \"=\"") }
             guard seen.insert("\(section).\(key)").inserted else {
