@@ -463,6 +463,28 @@ struct CaptureReplayEndToEndTests {
         #expect(try !readPBM(out).bits.contains(true), "the display was switched off on the way out")
     }
 
+    @Test("SIGTERM with on_exit = keep leaves the last frame on the glass")
+    func keepOnExit() throws {
+        let dir = makeTempDir()
+        let capture = dir + "/bus.capture"
+        try "[display]\non_exit = keep\n".write(toFile: dir + "/k.conf", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", dir + "/k.conf", "--capture", capture], dir: dir)
+        #expect(d.ctl("start", "--seconds", "300").status == 0)
+        #expect(d.ctl("pause").status == 0)
+        let shown = try #require(try d.panel())
+        #expect(d.stop() == 0)
+        let out = dir + "/after.pbm"
+        let r = runProgram(Repo.isletctl, ["replay", capture, "--controller", "ssd1306", "--size", "128x64", "-o", out])
+        #expect(r.status == 0, "\(r.err)")
+        let img = try readPBM(out)
+        #expect(img.bits.filter { $0 }.count == shown.litCount, "the paused picture stays lit after the daemon left")
+    }
+}
+
+/// Panel rotation and the chime, through the real daemon.
+@Suite("isletd end to end: rotation and chime")
+struct DaemonRotationChimeTests {
+
     @Test("the chime pulses at cycle end and at completion, never while paused (mock chime line)")
     func chime() throws {
         // docs/HARDWARE.md [chime]: cycle_end 200 ms is one pulse; the default completion pattern
