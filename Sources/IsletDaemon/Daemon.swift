@@ -260,9 +260,19 @@ public final class Daemon {
             kept.rotation = config.rotation
             kept.capture = config.capture; kept.preview = config.preview; kept.mockUnplug = config.mockUnplug
             kept.buttons = config.buttons
-            if new.buttonConfig.lines != config.buttonConfig.lines {
+            if new.buttonConfig.lines != config.buttonConfig.lines || new.buttonConfig.chip != config.buttonConfig.chip
+                || new.buttonConfig.bias != config.buttonConfig.bias || new.buttonConfig.activeLow != config.buttonConfig.activeLow {
                 kept.buttonConfig = config.buttonConfig
                 changed.append("button lines")
+            }
+            // The chime's line was opened at start: its patterns reload, the line waits for a restart.
+            let oldChime = config.buttonConfig.chime
+            if new.buttonConfig.chime.line != oldChime.line || new.buttonConfig.chime.chip != oldChime.chip
+                || new.buttonConfig.chime.activeLow != oldChime.activeLow {
+                kept.buttonConfig.chime.line = oldChime.line
+                kept.buttonConfig.chime.chip = oldChime.chip
+                kept.buttonConfig.chime.activeLow = oldChime.activeLow
+                changed.append("chime line")
             }
             config = kept
             log.threshold = config.logLevel

@@ -507,6 +507,20 @@ struct DaemonRotationChimeTests {
         #expect(try plain.status().status?.chimePulses == nil, "no chime, no count")
     }
 
+    @Test("SIGHUP: a changed chime line waits for a restart, and the log says so")
+    func chimeLineReload() throws {
+        let dir = makeTempDir()
+        let conf = dir + "/c.conf"
+        try "[chime]\nline = mock\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", conf], dir: dir)
+        try "[chime]\nline = none\ncycle_end = 300\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        d.signal(SIGHUP)
+        var logged = false
+        for _ in 0..<40 where !logged { sleepSeconds(0.05); logged = d.log_().contains("configuration reloaded") }
+        #expect(d.log_().contains("chime line changes take effect at restart"), "\(d.log_())")
+        #expect(try d.status().status?.chimePulses == 0, "the chime opened at start is still there")
+    }
+
     @Test("a restart does not chime for a completion that happened while the daemon was down")
     func noLateChime() throws {
         let dir = makeTempDir()
