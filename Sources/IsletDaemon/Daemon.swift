@@ -41,6 +41,9 @@ public final class Daemon {
     private var chimePulses = 0
     /// Set while the start-up catch-up applies events that fell due before this process ran.
     private var chimeQuiet = false
+    /// When to try the GPIO buttons or chime line again after they failed to open (boot ms).
+    private var gpioRetryAtMs: Int64?
+    private var gpioBackoffMs: Int64 = 1000
     private let startedMono: Int64
 
     // Panel bookkeeping: a missing panel is retried with backoff and logged once.
@@ -104,18 +107,19 @@ public final class Daemon {
                 buttonSource = m
             } catch { throw DaemonStartError("cannot set up the mock buttons: \(error)", status: 71) }
         case .gpio:
-            // Missing buttons are not fatal: the timer still runs and the socket still serves.
-            do {
-                buttonSource = try GPIOButtons(lines: config.buttonConfig.gpioLines(), bias: config.buttonConfig.bias,
-                                               activeLow: config.buttonConfig.activeLow)
-            } catch { log.error("buttons unavailable, running without them: \(error)") }
+            // Missing buttons are not fatal: the timer still runs and the socket still serves,
+            // and the lines are tried again with backoff (udev may not yet have given
+            // /dev/gpiochip* to the gpio group at boot; a chip may probe late).
+            do { buttonSource = try Self.openButtons(config) } catch {
+                log.error("buttons unavailable, running without them for now (retrying): \(error)")
+                gpioRetryAtMs = Posix.bootMilliseconds() + 1000
+            }
         }
         if config.buttonConfig.chime.isMock { chimeOutput = MockChimeOutput() }
-        else { do {
-            chimeOutput = try config.buttonConfig.chime.gpioLine().map {
-                try GPIOOutput(spec: $0, activeLow: config.buttonConfig.chime.activeLow)
-            }
-        } catch { log.error("chime unavailable, running without it: \(error)") } }
+        else { do { chimeOutput = try Self.openChime(config) } catch {
+            log.error("chime unavailable, running without it for now (retrying): \(error)")
+            gpioRetryAtMs = Posix.bootMilliseconds() + 1000
+        } }
         // The socket last: a start-up failure above leaves no socket file behind.
         do { server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup) }
         catch { throw DaemonStartError("cannot serve the control socket: \(error)", status: 69) }
@@ -192,6 +196,7 @@ public final class Daemon {
             if fds[2].revents != 0 { handleKeys() }
             if fds[3].revents != 0 { handleClockChange() }
             if fds[4].revents != 0 { readButtons() }
+            retryGPIO(mono: Posix.bootMilliseconds())
             advanceButtonsAndChime()
             for (i, c) in clientOrder.enumerated() {
                 let re = fds[5 + i].revents
@@ -220,6 +225,7 @@ public final class Daemon {
         var others: [Int64?] = [nextWatchdogMs, fromNs(interpreter.nextDeadline), fromNs(chime.nextDeadline),
                                 shiftAt.map { mono + ($0 - now).wholeMilliseconds }]
         if !panelReady, wantsPanel { others.append(panelRetryAtMs) }
+        others.append(gpioRetryAtMs)
         return WakePlan.timeout(activities: activities, policy: policy, clockBehindUntil: clockBehindUntil,
                                 now: clock.now(), monotonicDeadlines: others, monotonicNow: mono)
     }
@@ -343,6 +349,42 @@ public final class Daemon {
         if case .failure(let e) = perform(command.action.intent(defaultSession: attrs), timer: timer, now: now) {
             log.info("button \(command.event.button) \(command.event.gesture): \(e.message)")
         }
+    }
+
+    static func openButtons(_ c: DaemonConfig) throws(GPIOError) -> GPIOButtons {
+        try GPIOButtons(lines: c.buttonConfig.gpioLines(), bias: c.buttonConfig.bias, activeLow: c.buttonConfig.activeLow)
+    }
+
+    static func openChime(_ c: DaemonConfig) throws(GPIOError) -> (any ChimeOutput)? {
+        guard let spec = try c.buttonConfig.chime.gpioLine() else { return nil }
+        return try GPIOOutput(spec: spec, activeLow: c.buttonConfig.chime.activeLow)
+    }
+
+    /// Tries the GPIO lines that failed to open again; backs off up to a minute between tries.
+    private func retryGPIO(mono: Int64) {
+        guard let at = gpioRetryAtMs, mono >= at else { return }
+        log.debug("trying the GPIO lines again")
+        var failed = false
+        if config.buttons == .gpio, buttonSource == nil {
+            do {
+                buttonSource = try Self.openButtons(config)
+                log.notice("buttons ready")
+            } catch {
+                failed = true
+                log.limited(.warning, topic: "gpio-buttons", nowMs: mono, "buttons still unavailable (retrying): \(error)")
+            }
+        }
+        if chimeOutput == nil, !config.buttonConfig.chime.isMock, config.buttonConfig.chime.line != nil {
+            do {
+                chimeOutput = try Self.openChime(config)
+                log.notice("chime ready")
+            } catch {
+                failed = true
+                log.limited(.warning, topic: "gpio-chime", nowMs: mono, "chime still unavailable (retrying): \(error)")
+            }
+        }
+        gpioBackoffMs = min(gpioBackoffMs * 2, 60_000)
+        gpioRetryAtMs = failed ? mono + gpioBackoffMs : nil
     }
 
     private func chimeFor(_ t: Transition) {

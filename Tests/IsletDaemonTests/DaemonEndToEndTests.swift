@@ -521,6 +521,18 @@ struct DaemonRotationChimeTests {
         #expect(try d.status().status?.chimePulses == 0, "the chime opened at start is still there")
     }
 
+    @Test("GPIO buttons that cannot be opened are not fatal and are tried again (boot before udev)")
+    func gpioRetry() throws {
+        let dir = makeTempDir()
+        // A line no machine has, so the lookup fails here whether or not GPIO chips exist.
+        try "[buttons]\nbutton.toggle = ISLET_NO_SUCH_LINE\n".write(toFile: dir + "/g.conf", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", dir + "/g.conf", "--buttons", "gpio"], dir: dir)
+        #expect(d.log_().contains("buttons unavailable"))
+        #expect(d.ctl("start", "--seconds", "30").status == 0, "the timer runs without buttons")
+        sleepSeconds(1.4)   // first retry one second after start
+        #expect(d.log_().contains("trying the GPIO lines again"), "\(d.log_())")
+    }
+
     @Test("a restart does not chime for a completion that happened while the daemon was down")
     func noLateChime() throws {
         let dir = makeTempDir()
