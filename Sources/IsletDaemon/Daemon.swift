@@ -41,6 +41,8 @@ public final class Daemon {
     private var chimePulses = 0
     /// Set while the start-up catch-up applies events that fell due before this process ran.
     private var chimeQuiet = false
+    /// The timer whose cycle end or completion the chime is sounding.
+    private var chimeTimer: String?
     /// When to try the GPIO buttons or chime line again after they failed to open (boot ms).
     private var gpioRetryAtMs: Int64?
     private var gpioBackoffMs: Int64 = 1000
@@ -387,9 +389,12 @@ public final class Daemon {
         gpioRetryAtMs = failed ? mono + gpioBackoffMs : nil
     }
 
-    private func chimeFor(_ t: Transition) {
-        guard !chimeQuiet, let cue = ChimeCue.decide(effects: t.effects, phase: t.phase),
-              let level = chime.handle(cue, config: config.buttonConfig.chime, at: monotonicNanoseconds()) else { return }
+    private func chimeFor(_ t: Transition, timer: String) {
+        guard !chimeQuiet, let cue = ChimeCue.decide(effects: t.effects, phase: t.phase) else { return }
+        // A pause or reset silences its own timer's chime, not one another timer is sounding.
+        if cue == .silence, chimeTimer != timer { return }
+        guard let level = chime.handle(cue, config: config.buttonConfig.chime, at: monotonicNanoseconds()) else { return }
+        chimeTimer = cue == .silence ? nil : timer
         setChime(level)
     }
 
@@ -529,7 +534,7 @@ public final class Daemon {
                 policy.expandedTimer = change.timerID
             }
             if change.transition.effects.contains(.started) { markedStale.remove(change.timerID) }
-            chimeFor(change.transition)
+            chimeFor(change.transition, timer: change.timerID)
             log.debug("\(intent.name) on \(change.timerID): now \(change.transition.phase.rawValue)")
             broadcastChange(now: now)
             refreshDisplay(now: clock.now())
@@ -599,7 +604,7 @@ public final class Daemon {
             let m = manager
             let changes = runBlocking { await m.advance(to: now) } ?? []
             syncActivities()
-            for c in changes { chimeFor(c.transition) }
+            for c in changes { chimeFor(c.transition, timer: c.timerID) }
             if !changes.isEmpty { broadcastChange(now: now) }
         }
         if let until = policy.expandedUntil, until <= now {

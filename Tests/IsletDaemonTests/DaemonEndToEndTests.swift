@@ -533,6 +533,21 @@ struct DaemonRotationChimeTests {
         #expect(d.log_().contains("trying the GPIO lines again"), "\(d.log_())")
     }
 
+    @Test("pausing one timer does not cut the chime another timer is sounding")
+    func chimeBelongsToItsTimer() throws {
+        let dir = makeTempDir()
+        // Completion: on 300, off 300, on 300 ms, so two pulses, the second 600 ms in.
+        try "[chime]\nline = mock\ncompletion = 300,300,300\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"], dir: dir)
+        #expect(d.ctl("start", "--seconds", "30", "--timer", "b").status == 0)
+        let t0 = Date()
+        #expect(d.ctl("start", "--seconds", "1", "--timer", "a").status == 0)
+        sleepSeconds(max(0, 1.2 - Date().timeIntervalSince(t0)))   // a completed at +1 s, chiming
+        #expect(d.ctl("pause", "--timer", "b").status == 0)
+        sleepSeconds(max(0, 2.0 - Date().timeIntervalSince(t0)))
+        #expect(try d.status().status?.chimePulses == 2, "a's completion chime played out in full")
+    }
+
     @Test("a restart does not chime for a completion that happened while the daemon was down")
     func noLateChime() throws {
         let dir = makeTempDir()
