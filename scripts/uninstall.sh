@@ -45,6 +45,8 @@ if [ "$PURGE" = 1 ]; then
     files rm -rf "$confdir"
     files rm -rf "$DESTDIR$STATEDIR"
     if id -u "$SERVICE_USER" >/dev/null 2>&1; then system userdel "$SERVICE_USER"; fi
+    # install.sh made the group with --user-group; userdel leaves it where login.defs says so.
+    if getent group "$SERVICE_USER" >/dev/null 2>&1; then system groupdel "$SERVICE_USER" || true; fi
 else
     # A config identical to the shipped example was never edited: it goes. An edited one stays.
     if [ -d "$confdir" ]; then
