@@ -548,6 +548,22 @@ struct DaemonRotationChimeTests {
         #expect(try d.status().status?.chimePulses == 2, "a's completion chime played out in full")
     }
 
+    @Test("holding the mock toggle button expands without pausing; expand's press acts at once")
+    func holdToggleExpands() throws {
+        let d = try DaemonUnderTest(args: ["--buttons", "mock"])
+        #expect(d.ctl("start", "--seconds", "60").status == 0)
+        #expect(d.ctl("press", "toggle", "--hold-ms", "1000").status == 0)
+        sleepSeconds(0.95)   // the long press fires at 800 ms, while still held (docs/HARDWARE.md §7)
+        #expect(try d.status().presentation == "expanded", "expanded while the button is still down")
+        sleepSeconds(0.3)    // released at 1000 ms: no short press follows a long one
+        #expect(try d.phase("meditation") == .running, "holding toggle never pauses")
+        let e = try DaemonUnderTest(args: ["--buttons", "mock"])
+        #expect(e.ctl("start", "--seconds", "60").status == 0)
+        #expect(e.ctl("press", "expand", "--hold-ms", "2000").status == 0)
+        sleepSeconds(0.2)
+        #expect(try e.status().presentation == "expanded", "expand has no long press: its press acts on the first edge")
+    }
+
     @Test("a restart does not chime for a completion that happened while the daemon was down")
     func noLateChime() throws {
         let dir = makeTempDir()
