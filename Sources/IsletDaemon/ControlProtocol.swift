@@ -99,7 +99,9 @@ public struct ControlRequest: Hashable, Sendable {
             throw ProtocolError("unknown_op", "unknown op \"\(opName)\"; accepted: \(ControlOp.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         var r = ControlRequest(op: op)
-        let allowed = fields(of: op).union(["op", "timer"])
+        // A press is a finger on a button: it acts on the timer its binding names, or the most
+        // recently started one, like the physical button; a timer field would be ignored.
+        let allowed = fields(of: op).union(op == .press ? ["op"] : ["op", "timer"])
         for key in o.keys.sorted() where !allowed.contains(key) {
             throw ProtocolError("unknown_field", "\"\(op.rawValue)\" does not take \"\(key)\"; accepted: \(allowed.sorted().joined(separator: ", "))")
         }

@@ -123,7 +123,11 @@ public enum CtlMain {
             let a = args[i]
             switch a {
             case "-h", "--help": p.help = true
-            case "--timer": p.request.timer = try value(a)
+            case "--timer":
+                guard op != .press else {
+                    throw Usage(message: "press takes no --timer: a button acts on the timer its binding names ([buttons] on.NAME.GESTURE = ACTION@TIMER) or the most recently started one")
+                }
+                p.request.timer = try value(a)
             case "--json": try allowed([.status, .watch], a); p.json = true
             case "--minutes":
                 try allowed([.start], a)

@@ -69,6 +69,7 @@ struct ControlProtocolTests {
         (#"{"op":"start","cycle_end_seconds":1e300}"#, "invalid_field"),
         (#"{"op":"start","stale_after_seconds":1e300}"#, "invalid_field"),
         (#"{"op":"press"}"#, "missing_field"),
+        (#"{"op":"press","button":"toggle","timer":"b"}"#, "unknown_field"),
         (#"{"op":"press","button":"toggle","hold_ms":99999999}"#, "invalid_field"),
     ])
     func errors(_ line: String, _ expected: String) {

@@ -365,6 +365,7 @@ struct DaemonEndToEndTests {
         #expect(d.ctl("press", "reset", "--hold-ms", "1200").status == 0)
         sleepSeconds(1.5)
         #expect(try d.status().activities?.isEmpty == true, "a long press of reset resets")
+        #expect(d.ctl("press", "toggle", "--timer", "b").status == 64, "a button is not aimed by the caller")
         let unknown = d.ctl("press", "volume")
         #expect(unknown.status == 1 && unknown.err.contains("unknown_button"))
         let plain = try DaemonUnderTest()
