@@ -113,13 +113,15 @@ public final class Daemon {
             // and the lines are tried again with backoff (udev may not yet have given
             // /dev/gpiochip* to the gpio group at boot; a chip may probe late).
             do { buttonSource = try Self.openButtons(config) } catch {
-                log.error("buttons unavailable, running without them for now (retrying): \(error)")
+                log.limited(.error, topic: "gpio-buttons", nowMs: Posix.bootMilliseconds(),
+                            "buttons unavailable, running without them for now (retrying): \(error)")
                 gpioRetryAtMs = Posix.bootMilliseconds() + 1000
             }
         }
         if config.buttonConfig.chime.isMock { chimeOutput = MockChimeOutput() }
         else { do { chimeOutput = try Self.openChime(config) } catch {
-            log.error("chime unavailable, running without it for now (retrying): \(error)")
+            log.limited(.error, topic: "gpio-chime", nowMs: Posix.bootMilliseconds(),
+                        "chime unavailable, running without it for now (retrying): \(error)")
             gpioRetryAtMs = Posix.bootMilliseconds() + 1000
         } }
         // The socket last: a start-up failure above leaves no socket file behind.
