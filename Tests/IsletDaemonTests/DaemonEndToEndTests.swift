@@ -502,7 +502,7 @@ struct DaemonRotationChimeTests {
         #expect(d.ctl("resume").status == 0)
         sleepSeconds(1.5)   // cycle 1 ends at +1 s; cycle 2 starts at +2 s
         #expect(try pulses() == 1, "one pulse at the end of cycle 1")
-        sleepSeconds(2.3)   // completion at +3 s, its pattern lasts 1 s
+        sleepSeconds(2.6)   // completion at +3 s, its pulses at +3.0, +3.3 and +3.6 s
         #expect(try pulses() == 4, "three more at completion")
         let plain = try DaemonUnderTest()
         #expect(try plain.status().status?.chimePulses == nil, "no chime, no count")
@@ -545,7 +545,7 @@ struct DaemonRotationChimeTests {
         #expect(d.ctl("start", "--seconds", "1", "--timer", "a").status == 0)
         sleepSeconds(max(0, 1.2 - Date().timeIntervalSince(t0)))   // a completed at +1 s, chiming
         #expect(d.ctl("pause", "--timer", "b").status == 0)
-        sleepSeconds(max(0, 2.0 - Date().timeIntervalSince(t0)))
+        sleepSeconds(max(0, 2.3 - Date().timeIntervalSince(t0)))
         #expect(try d.status().status?.chimePulses == 2, "a's completion chime played out in full")
     }
 
