@@ -70,6 +70,15 @@ public final class Daemon {
         self.clock = SharedClock()
         let c = clock
         let paths = DaemonPaths.resolve(config)
+        if let slash = paths.socket.lastIndex(of: "/") {
+            let dir = String(paths.socket[..<slash])
+            if let problem = DaemonPaths.checkPrivate(dir) { throw DaemonStartError("cannot serve the control socket: \(problem)", status: 69) }
+            if dir == DaemonPaths.sharedTmpFallback {
+                do { try Posix.makeDirectories(dir, mode: 0o700) }
+                catch { throw DaemonStartError("cannot create \(dir): \(error)", status: 73) }
+                if let problem = DaemonPaths.checkPrivate(dir) { throw DaemonStartError("cannot serve the control socket: \(problem)", status: 69) }
+            }
+        }
         do { try Posix.makeDirectories(paths.stateDir, mode: 0o750) }
         catch { throw DaemonStartError("cannot create the state directory: \(error)", status: 73) }
         store = FileStore(directory: paths.stateDir, now: { c.now() })

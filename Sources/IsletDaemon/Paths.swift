@@ -35,7 +35,22 @@ public struct DaemonPaths: Sendable {
 
     static func userRuntimeDir() -> String {
         if let x = nonEmpty("XDG_RUNTIME_DIR") { return x + "/islet" }
-        return "/tmp/islet-\(getuid())"
+        return sharedTmpFallback
+    }
+
+    /// Without $XDG_RUNTIME_DIR the socket goes to a per-user directory in the shared /tmp.
+    static var sharedTmpFallback: String { "/tmp/islet-\(getuid())" }
+
+    /// The /tmp fallback must be a real directory of this user that nobody else can write:
+    /// another user who made it first could otherwise swap the socket under isletctl.
+    public static func checkPrivate(_ dir: String) -> String? {
+        guard dir == sharedTmpFallback else { return nil }
+        var st = stat()
+        guard lstat(dir, &st) == 0 else { return nil }   // not there yet: it is made 0700 below
+        if (st.st_mode & S_IFMT) != S_IFDIR || st.st_uid != getuid() || st.st_mode & 0o022 != 0 {
+            return "\(dir) is not a private directory of this user (another user may have made it); remove it, or set $XDG_RUNTIME_DIR or --socket"
+        }
+        return nil
     }
 
     static func home() -> String {
@@ -51,8 +66,8 @@ public struct DaemonPaths: Sendable {
     public static func clientSocket() -> String {
         if let s = nonEmpty("ISLET_SOCKET") { return s }
         if geteuid() != 0 {
-            let user = userRuntimeDir() + "/islet.sock"
-            if FileIO.exists(user) { return user }
+            let dir = userRuntimeDir()
+            if FileIO.exists(dir + "/islet.sock"), checkPrivate(dir) == nil { return dir + "/islet.sock" }
         }
         return systemSocket
     }

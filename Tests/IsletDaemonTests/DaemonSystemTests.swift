@@ -134,4 +134,22 @@ struct DaemonSystemTests {
         #expect(r.status == 69, "\(r.err)")
         #expect(r.err.contains("permission denied") && r.err.contains("usermod -aG islet"), "\(r.err)")
     }
+
+    @Test("without $XDG_RUNTIME_DIR the /tmp fallback for the socket must be the user's own directory",
+          .enabled(if: getuid() == 0, "needs root to run isletd as another user"))
+    func tmpFallbackMustBePrivate() throws {
+        let fallback = "/tmp/islet-65534"
+        try? FileManager.default.removeItem(atPath: fallback)
+        mkdir(fallback, 0o777)
+        chmod(fallback, 0o777)   // made by someone else (root here), writable by all: not nobody's
+        defer { try? FileManager.default.removeItem(atPath: fallback) }
+        let dir = makeTempDir()
+        chmod(dir, 0o777)
+        let env = ["XDG_STATE_HOME=" + dir, "HOME=" + dir, "PATH=/usr/bin:/bin"]
+        // timeout: a daemon that wrongly serves there would otherwise run on.
+        let r = runProgram("/usr/bin/timeout", ["5", "/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                                                "env", "-i"] + env + [Repo.isletd, "--bus", "mock"])
+        #expect(r.status == 69, "\(r.err)")
+        #expect(r.err.contains("not a private directory"), "\(r.err)")
+    }
 }
