@@ -91,7 +91,7 @@ struct InProcessBench {
         return Stats.median(samples).map(Figure.value) ?? .missing("no samples")
     }
 
-    /// Bus traffic as the bus saw it (a CountingBus tap in front of the mock bus).
+    /// Bus traffic as the bus saw it (a TapBus in front of the mock bus).
     struct Traffic {
         var transactions = 0
         var bytes = 0
@@ -118,7 +118,7 @@ struct InProcessBench {
             return .failure(BusRunError(text: "no SSD1306 \(size) row in the controller table"))
         }
         let bus = MockI2CBus(panel: model, transport: transport)
-        let tap = CountingBus(tapping: bus)
+        let tap = TapBus(bus)
         var driver = PanelDriver(bus: tap, panel: model)
         var run = BusRun(fullFrame: Traffic(), ticks: Traffic(), fullFrameStats: .zero, tickStats: .zero,
                          tickCount: frames.count - 1)
