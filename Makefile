@@ -62,7 +62,9 @@ test: build
 
 # The preview draws one terminal column per pixel and two pixel rows per line, plus a border and
 # a two-line legend: 130x36 for the default 128x64 panel. A smaller terminal garbles it: say so.
-demo: build
+# The demo builds the programs only (not the test bundles), so it starts sooner on a Pi.
+demo: deps
+	$(SWIFT) build $(BUILD_FLAGS)
 	@if [ -t 0 ] && read -r rows cols < <(stty size 2>/dev/null) && { [ "$$cols" -lt 130 ] || [ "$$rows" -lt 36 ]; }; then \
 	  echo "islet: this terminal is $${cols}x$${rows}; the preview of a 128x64 panel needs 130x36. Enlarge it, or: make demo DEMO_ARGS='--size 128x32' (130x20)"; \
 	  sleep 3; fi
