@@ -3,35 +3,51 @@ SHELL := /bin/bash
 SWIFT ?= swift
 export SWIFT_BACKTRACE := enable=no
 
-# Debian packages the build, the tests and the demo need (C libraries, fonts, test tools).
+# Debian packages the build, the tests and the demo need: pkg-config and the C libraries (the
+# system-library targets), the fonts the renderer loads (fonts-terminus-otb: a test of the OTB
+# fallback), libfaketime (clock-step tests) and systemd (systemd-analyze checks the unit).
 APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev \
-                xfonts-terminus xfonts-unifont faketime systemd
+                xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd
+# The benchmarks also need a C compiler (the allocation counter), valgrind (instruction counts)
+# and Python with venv (luma.oled for bench-compare).
+BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv
 
 BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps toolchain build release test demo bench bench-compare gallery install uninstall clean
+.PHONY: all deps bench-deps toolchain build release test demo bench bench-compare gallery install uninstall clean
 
 all: build
 
 toolchain:
 	@command -v $(SWIFT) >/dev/null 2>&1 || { \
-	  echo "islet: the Swift toolchain (swift) is not on PATH."; \
+	  echo "islet: the Swift toolchain is missing: '$(SWIFT)' is not a command on PATH."; \
 	  echo "       Debian packages no Swift compiler: see 'Installing the Swift toolchain' in README.md."; \
 	  exit 69; }
 
-deps: toolchain
-	@missing=""; for p in $(APT_PACKAGES); do \
+# $(call apt_ensure,PACKAGES): installs those not installed yet, with apt-get as root or through
+# sudo; says what to run when neither is possible. Installed packages cost one dpkg-query each.
+define apt_ensure
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-	  echo "islet: installing Debian packages:$$missing"; \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "islet: missing Debian packages:$$missing, and there is no apt-get here: install their equivalents by hand"; exit 1; fi; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; \
 	  elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; \
-	  else echo "islet: missing packages:$$missing; run as root or install sudo, then: apt-get install$$missing"; exit 1; fi; \
+	  else echo "islet: missing Debian packages:$$missing. Neither root nor sudo: as root run 'apt-get install$$missing', then make again"; exit 1; fi; \
+	  echo "islet: installing Debian packages:$$missing"; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || { \
-	    echo "islet: apt-get could not install:$$missing"; exit 1; }; \
+	    echo "islet: apt-get could not install:$$missing (run '$${SUDO:+sudo }apt-get install$$missing' and read its message)"; exit 1; }; \
 	fi
+endef
+
+deps: toolchain
+	$(call apt_ensure,$(APT_PACKAGES))
+
+bench-deps: deps
+	$(call apt_ensure,$(BENCH_APT_PACKAGES))
 
 # Builds everything, test bundles included, and fails on any compiler warning: the bar is zero.
 build: deps
@@ -44,21 +60,28 @@ release: deps
 test: build
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
 
-demo: build
+# The preview draws one terminal column per pixel and two pixel rows per line, plus a border and
+# a two-line legend: 130x36 for the default 128x64 panel. A smaller terminal garbles it: say so.
+# The demo builds the programs only (not the test bundles), so it starts sooner on a Pi.
+demo: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+	@if [ -t 0 ] && read -r rows cols < <(stty size 2>/dev/null) && { [ "$$cols" -lt 130 ] || [ "$$rows" -lt 36 ]; }; then \
+	  echo "islet: this terminal is $${cols}x$${rows}; the preview of a 128x64 panel needs 130x36. Enlarge it, or: make demo DEMO_ARGS='--size 128x32' (130x20)"; \
+	  sleep 3; fi
 	./.build/debug/isletd --bus mock --buttons mock --preview terminal $(DEMO_ARGS)
 
 # Benchmarks (docs/PERFORMANCE.md); not part of `make test`.
 BENCH_DIR := .build/bench
 BENCH_VENV := .venv-bench
 
-$(BENCH_DIR)/libislet_alloccount.so: bench/alloc_count.c
+$(BENCH_DIR)/libislet_alloccount.so: bench/alloc_count.c | bench-deps
 	@mkdir -p $(BENCH_DIR)
-	cc -O2 -fPIC -shared -Wall -Wextra -o $@ $<
+	$(CC) -O2 -fPIC -shared -Wall -Wextra -o $@ $<
 
-bench: release $(BENCH_DIR)/libislet_alloccount.so
+bench: bench-deps release $(BENCH_DIR)/libislet_alloccount.so
 	LD_PRELOAD=$(abspath $(BENCH_DIR)/libislet_alloccount.so) ./.build/release/islet-bench --json bench.json $(BENCH_ARGS)
 
-bench-compare: release
+bench-compare: bench-deps release
 	@mkdir -p $(BENCH_DIR)
 	./.build/release/islet-bench export --frames $(BENCH_DIR)/frames.bin --json $(BENCH_DIR)/islet-side.json
 	@if why=$$(bench/ensure_venv.sh $(BENCH_VENV)); then \

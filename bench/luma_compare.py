@@ -13,6 +13,8 @@ islet-bench counts them. luma.core's i2c interface has two paths and both are me
 - "smbus": a caller-supplied SMBus object: data in 32-byte write_i2c_block_data chunks.
 CPU time is the thread's CPU clock around device.display(image) alone: the PIL image is built
 from the frame before the clock starts (render excluded), so the figure is frame -> bus bytes.
+Bytes, and that luma.oled sent every exported frame byte for byte, come from an untimed pass;
+the timed passes count only, as our counting bus does.
 Runs offline: only luma.oled, luma.core, smbus2 and Pillow from the venv, no device, no network.
 """
 import argparse
@@ -23,26 +25,33 @@ import time
 
 
 class CountingBus:
-    """Stands in for smbus2.SMBus: counts transactions and the bytes after the address byte."""
+    """Stands in for smbus2.SMBus: counts transactions and the bytes after the address byte.
+
+    With keep_ram set it also keeps the display data of the latest update, to check that luma.oled
+    sent the exported frame; that copy is off while the CPU time is measured, so the counter costs
+    luma.oled's side no more than Islet's counting bus costs ours (two additions)."""
 
     def __init__(self, *args, **kwargs):
         self.transactions = 0
         self.bytes = 0
-        self.ram = bytearray()  # display data of the latest update, to check the frames agree
+        self.keep_ram = False
+        self.ram = bytearray()
 
     def write_i2c_block_data(self, addr, register, data):
         # One SMBus I2C-block write: the register byte (luma's control byte) then the data.
         self.transactions += 1
         self.bytes += 1 + len(data)
-        self._data(register, data)
+        if self.keep_ram:
+            self._data(register, data)
 
     def i2c_rdwr(self, *msgs):
         # One combined transaction per message (smbus2 i2c_msg; len counts the control byte).
         for m in msgs:
             self.transactions += 1
             self.bytes += len(m)
-            raw = list(m)
-            self._data(raw[0], raw[1:])
+            if self.keep_ram:
+                raw = list(m)
+                self._data(raw[0], raw[1:])
 
     def _data(self, control, data):
         if control == 0x40:
@@ -111,19 +120,29 @@ def measure_luma(transport, images, frames, reps):
     device.display(images[0])
     full_bytes, full_txn = bus.bytes, bus.transactions
     bus.reset()
-    per_tick_cpu = []
+    # An untimed pass: the bytes and transactions of the ticks, and the display data of each
+    # update, which must be the exported frame byte for byte.
+    bus.keep_ram = True
+    for i, img in enumerate(images[1:], start=1):
+        device.display(img)
+        if bytes(bus.ram) != bytes(frames[i]):
+            sys.exit(f"luma_compare: luma.oled ({transport}) sent other display data than exported frame {i}; "
+                     "the two sides would not be comparing the same frames")
+    tick_bytes, tick_txn = bus.bytes, bus.transactions
+    bus.keep_ram = False
+    # The CPU figure is the lowest of the passes' medians: the pass the other tenants of a shared
+    # machine disturbed least (islet-bench export takes ours the same way).
+    pass_medians = []
+    samples = 0
     for rep in range(reps):
         device.display(images[0])
-        bus.reset()
+        per_tick_cpu = []
         for img in images[1:]:
             t = time.thread_time_ns()
             device.display(img)
             per_tick_cpu.append(time.thread_time_ns() - t)
-        if rep == 0:
-            tick_bytes, tick_txn = bus.bytes, bus.transactions
-            if bytes(bus.ram) != bytes(frames[-1]):
-                sys.exit("luma_compare: luma.oled sent other display data than the exported frame; "
-                         "the two sides would not be comparing the same frames")
+        pass_medians.append(statistics.median(per_tick_cpu))
+        samples += len(per_tick_cpu)
     ticks = len(images) - 1
     return {
         "init_bytes": init_bytes,
@@ -131,8 +150,9 @@ def measure_luma(transport, images, frames, reps):
         "full_frame_transactions": full_txn,
         "bytes_per_tick": tick_bytes / ticks,
         "transactions_per_tick": tick_txn / ticks,
-        "cpu_ns_per_tick": statistics.median(per_tick_cpu),
-        "cpu_samples": len(per_tick_cpu),
+        "cpu_ns_per_tick": min(pass_medians),
+        "cpu_samples": samples,
+        "cpu_passes": len(pass_medians),
     }
 
 
@@ -151,7 +171,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ours", required=True, help="JSON written by islet-bench export")
     ap.add_argument("--out", default="bench-compare.json")
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--no-luma", metavar="REASON", help="write our side only and say why")
     a = ap.parse_args()
 

@@ -46,9 +46,33 @@ final class CountingBus: I2CBus {
 
     var transactions: Int { txns.load(ordering: .relaxed) }
     var bytes: Int { count.load(ordering: .relaxed) }
+    /// Transactions and bytes so far, to subtract two readings.
+    var reading: (transactions: Int, bytes: Int) { (transactions, bytes) }
 
     func write(address: UInt8, bytes b: [UInt8]) throws(I2CError) {
         txns.wrappingAdd(1, ordering: .relaxed)
         count.wrappingAdd(b.count, ordering: .relaxed)
+    }
+}
+
+/// A tap in front of another bus: counts every transaction the bus accepted and its bytes after
+/// the address byte, so the bus figures are what went onto the bus, not what the driver says it
+/// sent. Kept apart from CountingBus so the timed flush loops pay nothing for forwarding.
+final class TapBus: I2CBus {
+    let capabilities: I2CCapabilities
+    private let next: any I2CBus
+    private let counter: CountingBus
+
+    init(_ bus: any I2CBus) {
+        capabilities = bus.capabilities
+        next = bus
+        counter = CountingBus(bus.capabilities)
+    }
+
+    var reading: (transactions: Int, bytes: Int) { counter.reading }
+
+    func write(address: UInt8, bytes b: [UInt8]) throws(I2CError) {
+        try next.write(address: address, bytes: b)
+        try counter.write(address: address, bytes: b)
     }
 }

@@ -91,34 +91,55 @@ struct InProcessBench {
         return Stats.median(samples).map(Figure.value) ?? .missing("no samples")
     }
 
+    /// Bus traffic as the bus saw it (a TapBus in front of the mock bus).
+    struct Traffic {
+        var transactions = 0
+        var bytes = 0
+    }
+
     struct BusRun {
-        var fullFrame: FlushStats
-        var ticks: FlushStats
+        var fullFrame: Traffic
+        var ticks: Traffic
+        /// The driver's own account of the same flushes, for the notes (data/command split).
+        var fullFrameStats: FlushStats
+        var tickStats: FlushStats
         var tickCount: Int
         var bytesPerTick: Double { Double(ticks.bytes) / Double(tickCount) }
         var transactionsPerTick: Double { Double(ticks.transactions) / Double(tickCount) }
     }
 
     /// The whole countdown through the driver onto the emulated panel: the first flush after the
-    /// init sequence is the full frame, the 600 after it are the ticks. The panel's image must
-    /// equal the last frame and the stream must be well formed, or there is no figure.
+    /// init sequence is the full frame, the 600 after it are the ticks. Bytes and transactions
+    /// are counted by a tap between the driver and the bus, and must agree with the driver's own
+    /// count; the panel's image must equal the last frame and the stream must be well formed,
+    /// or there is no figure.
     func busRun(_ frames: [Bitmap], size: PanelSize, transport: I2CTransport) -> Result<BusRun, BusRunError> {
         guard let model = PanelModel.find(.ssd1306, width: size.width, height: size.height) else {
             return .failure(BusRunError(text: "no SSD1306 \(size) row in the controller table"))
         }
         let bus = MockI2CBus(panel: model, transport: transport)
-        var driver = PanelDriver(bus: bus, panel: model)
-        var run = BusRun(fullFrame: .zero, ticks: .zero, tickCount: frames.count - 1)
+        let tap = TapBus(bus)
+        var driver = PanelDriver(bus: tap, panel: model)
+        var run = BusRun(fullFrame: Traffic(), ticks: Traffic(), fullFrameStats: .zero, tickStats: .zero,
+                         tickCount: frames.count - 1)
         do {
             _ = try driver.initialize()
-            run.fullFrame = try driver.flush(frames[0])
-            for f in frames.dropFirst() { run.ticks = run.ticks + (try driver.flush(f)) }
+            let r0 = tap.reading
+            run.fullFrameStats = try driver.flush(frames[0])
+            let r1 = tap.reading
+            for f in frames.dropFirst() { run.tickStats = run.tickStats + (try driver.flush(f)) }
+            let r2 = tap.reading
+            run.fullFrame = Traffic(transactions: r1.transactions - r0.transactions, bytes: r1.bytes - r0.bytes)
+            run.ticks = Traffic(transactions: r2.transactions - r1.transactions, bytes: r2.bytes - r1.bytes)
         } catch {
             return .failure(BusRunError(text: "flush failed on the mock bus: \(error)"))
         }
         if let p = bus.problems.first { return .failure(BusRunError(text: "the emulated panel rejected the stream: \(p)")) }
         if let last = frames.last, bus.image() != last {
             return .failure(BusRunError(text: "the emulated panel does not show the last frame"))
+        }
+        if run.ticks.bytes != run.tickStats.bytes || run.ticks.transactions != run.tickStats.transactions {
+            return .failure(BusRunError(text: "the driver reports \(run.tickStats.bytes) bytes in \(run.tickStats.transactions) transactions, the bus saw \(run.ticks.bytes) in \(run.ticks.transactions)"))
         }
         return .success(run)
     }
@@ -131,8 +152,8 @@ struct InProcessBench {
             r[.busBytesFullFrame] = .value(Double(run.fullFrame.bytes))
             r[.busUsPerTick400kHz] = .value(Wire.microseconds(bytes: run.bytesPerTick, transactions: run.transactionsPerTick, hz: 400_000))
             r[.busUsPerTick100kHz] = .value(Wire.microseconds(bytes: run.bytesPerTick, transactions: run.transactionsPerTick, hz: 100_000))
-            r.note("full_frame", "\(run.fullFrame.bytes) bytes in \(run.fullFrame.transactions) transactions (\(run.fullFrame.dataBytes) data, \(run.fullFrame.commandBytes) command)")
-            r.note("ticks_128x32", "\(run.ticks.bytes) bytes in \(run.ticks.transactions) transactions over \(run.tickCount) ticks (\(run.ticks.dataBytes) data, \(run.ticks.commandBytes) command)")
+            r.note("full_frame", "\(run.fullFrame.bytes) bytes in \(run.fullFrame.transactions) transactions (\(run.fullFrameStats.dataBytes) data, \(run.fullFrameStats.commandBytes) command)")
+            r.note("ticks_128x32", "\(run.ticks.bytes) bytes in \(run.ticks.transactions) transactions over \(run.tickCount) ticks (\(run.tickStats.dataBytes) data, \(run.tickStats.commandBytes) command)")
         case .failure(let e):
             for k in [Key.busBytesPerTick, .busTransactionsPerTick, .busBytesFullFrame, .busUsPerTick400kHz, .busUsPerTick100kHz] {
                 r[k] = .missing(e.text)
