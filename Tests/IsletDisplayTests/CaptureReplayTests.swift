@@ -8,18 +8,7 @@ func temporaryPath(_ name: String) -> String {
     "/tmp/islet-display-test-\(getpid())-\(name)"
 }
 
-func readFile(_ path: String) -> String? {
-    guard let f = fopen(path, "r") else { return nil }
-    defer { fclose(f) }
-    var out: [UInt8] = []
-    var buf = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&buf, 1, buf.count, f)
-        if n <= 0 { break }
-        out += buf[0..<n]
-    }
-    return String(decoding: out, as: UTF8.self)
-}
+func readFile(_ path: String) -> String? { readTextFile(path) }
 
 func writeFile(_ path: String, _ text: String) {
     guard let f = fopen(path, "w") else { return }

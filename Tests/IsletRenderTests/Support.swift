@@ -36,18 +36,7 @@ enum Fixtures {
         return parts.joined(separator: "/") + "/Fixtures"
     }
 
-    static func read(_ name: String) -> String? {
-        guard let f = fopen(directory() + "/" + name, "rb") else { return nil }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func read(_ name: String) -> String? { readTextFile(directory() + "/" + name) }
 
     /// Set ISLET_UPDATE_FIXTURES=1 to (re)write fixtures; then review every changed one.
     static var updating: Bool { getenv("ISLET_UPDATE_FIXTURES").map { String(cString: $0) == "1" } ?? false }
@@ -59,16 +48,5 @@ func seed() -> UInt64 {
 }
 
 extension Fixtures {
-    static func readAbsolute(_ path: String) -> String? {
-        guard let f = fopen(path, "rb") else { return nil }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func readAbsolute(_ path: String) -> String? { readTextFile(path) }
 }

@@ -26,3 +26,17 @@ public func fuzzIterations(_ fallback: Int) -> Int {
     guard let s = environmentValue("ISLET_FUZZ_ITERATIONS"), let n = Int(s), n > 0 else { return fallback }
     return n
 }
+
+/// A whole text file, or nil when it cannot be read.
+public func readTextFile(_ path: String) -> String? {
+    guard let f = fopen(path, "rb") else { return nil }
+    defer { fclose(f) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+        if n == 0 { break }
+        bytes += chunk[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
