@@ -16,31 +16,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 
-PREFIX="${PREFIX:-/usr/local}"
-SYSCONFDIR="${SYSCONFDIR:-/etc}"
-UNITDIR="${UNITDIR:-/etc/systemd/system}"
-UDEVDIR="${UDEVDIR:-/etc/udev/rules.d}"
-MODULESLOADDIR="${MODULESLOADDIR:-/etc/modules-load.d}"
-STATEDIR="${STATEDIR:-/var/lib/islet}"
-SERVICE_USER="${SERVICE_USER:-islet}"
+# shellcheck source=scripts/common.sh
+. "$here/common.sh"
 SWIFT="${SWIFT:-swift}"
-DESTDIR="${DESTDIR:-}"
-DRY_RUN="${DRY_RUN:-0}"
 SKIP_BUILD="${SKIP_BUILD:-0}"
-UNIT="isletd.service"
-
-say() { printf 'islet: %s\n' "$*"; }
-die() { printf 'islet: %s\n' "$*" >&2; exit 1; }
-
-# Changes to files under DESTDIR: printed in a dry run, done otherwise.
-files() {
-    if [ "$DRY_RUN" = 1 ]; then printf '+ %s\n' "$*"; else "$@"; fi
-}
-# Changes to the running system (accounts, udev, systemd): printed in a dry run and in DESTDIR
-# mode, where they would act on this machine instead of the staged tree.
-system() {
-    if [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then printf '+ %s\n' "$*"; else "$@"; fi
-}
 
 if [ "$DRY_RUN" != 1 ] && [ -z "$DESTDIR" ] && [ "$(id -u)" != 0 ]; then
     die "installing needs root: run 'sudo make install' (or DRY_RUN=1 make install to see the steps)"

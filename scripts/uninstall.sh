@@ -7,21 +7,10 @@
 #   DRY_RUN=1 make uninstall       DESTDIR=/tmp/stage make uninstall
 set -euo pipefail
 
-PREFIX="${PREFIX:-/usr/local}"
-SYSCONFDIR="${SYSCONFDIR:-/etc}"
-UNITDIR="${UNITDIR:-/etc/systemd/system}"
-UDEVDIR="${UDEVDIR:-/etc/udev/rules.d}"
-MODULESLOADDIR="${MODULESLOADDIR:-/etc/modules-load.d}"
-STATEDIR="${STATEDIR:-/var/lib/islet}"
-SERVICE_USER="${SERVICE_USER:-islet}"
-DESTDIR="${DESTDIR:-}"
-DRY_RUN="${DRY_RUN:-0}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=scripts/common.sh
+. "$here/common.sh"
 PURGE="${PURGE:-0}"
-UNIT="isletd.service"
-
-say() { printf 'islet: %s\n' "$*"; }
-files() { if [ "$DRY_RUN" = 1 ]; then printf '+ %s\n' "$*"; else "$@"; fi; }
-system() { if [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then printf '+ %s\n' "$*"; else "$@"; fi; }
 
 if [ "$DRY_RUN" != 1 ] && [ -z "$DESTDIR" ] && [ "$(id -u)" != 0 ]; then
     printf 'islet: uninstalling needs root: run sudo make uninstall\n' >&2
