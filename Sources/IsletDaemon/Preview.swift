@@ -28,12 +28,26 @@ final class TerminalScreen {
     func show(_ image: PanelImage?, status: String) {
         var text = "\u{1B}[H"
         if let image, let bytes = image.bytes, let b = Bitmap(width: image.width, height: image.height, bytes: bytes) {
-            text += Self.framed(image.on ? b : Bitmap(width: b.width, height: b.height))
+            let needs = (columns: b.width + 2, rows: (b.height + 1) / 2 + 4)
+            if let size = Self.terminalSize(), size.columns < needs.columns || size.rows < needs.rows {
+                // A picture wider than the terminal wraps into noise: say what is needed instead.
+                text += "\u{1B}[2J\u{1B}[Hthe \(b.width)x\(b.height) preview needs a terminal of "
+                    + "\(needs.columns)x\(needs.rows); this one is \(size.columns)x\(size.rows)\u{1B}[K\n"
+            } else {
+                text += Self.framed(image.on ? b : Bitmap(width: b.width, height: b.height))
+            }
         }
         text += legend + "\u{1B}[K\n" + status + "\u{1B}[K\n"
         guard text != last else { return }
         last = text
         write(text)
+    }
+
+    /// The terminal's size, when standard output is one.
+    static func terminalSize() -> (columns: Int, rows: Int)? {
+        var ws = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return nil }
+        return (Int(ws.ws_col), Int(ws.ws_row))
     }
 
     /// The half-block picture in a thin frame, so a dark panel still shows its outline.
