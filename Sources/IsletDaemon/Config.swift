@@ -58,6 +58,14 @@ public struct DaemonConfig: Sendable {
     public var pixelShiftMinutes: Int = 0
     public var capture: String?
     public var preview: PreviewMode = .none
+    /// A module wired differently from the common one (column_offset, display_offset, multiplex).
+    public var panelAdjustments = PanelAdjustments()
+    /// 81h for the panel; nil: the module's own value from the controller table.
+    public var contrast: UInt8?
+    /// Seconds the test pattern shows at start-up (0: none).
+    public var testPatternSeconds: Int = 0
+    /// Where each [display] key was set ("file:line" or "--flag"), for errors that need several keys.
+    public var origins: [String: String] = [:]
     /// Test seam (mock bus only): the bus fails from `start` ms after start-up for `length` ms.
     public var mockUnplug: (startMs: Int64, lengthMs: Int64)?
     // [session]
@@ -86,7 +94,8 @@ extension DaemonConfig {
     public static let keys: [String: [String]] = [
         "daemon": ["socket", "socket_group", "socket_mode", "state_dir", "log_level", "buttons"],
         "display": ["bus", "address", "controller", "size", "rotation", "on_exit", "expand_seconds",
-                    "pixel_shift_minutes", "capture", "preview"],
+                    "pixel_shift_minutes", "capture", "preview", "column_offset", "display_offset", "multiplex",
+                    "contrast", "test_pattern_seconds"],
         "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title"],
     ]
 
@@ -116,6 +125,7 @@ extension DaemonConfig {
             guard !value.isEmpty, !value.contains("\0") else { throw bad("a file path") }
             return value
         }
+        origins["\(section).\(key)"] = origin
         switch (section, key) {
         case ("daemon", "socket"): socketPath = try path()
         case ("daemon", "socket_group"): socketGroup = value.isEmpty ? nil : value
@@ -156,6 +166,12 @@ extension DaemonConfig {
         case ("display", "pixel_shift_minutes"): pixelShiftMinutes = try int(0...1440)
         case ("display", "capture"): capture = value.isEmpty ? nil : try path()
         case ("display", "preview"): preview = try choice(PreviewMode.self)
+        // Ranges that depend on the controller and size are checked in `validated`, which knows both.
+        case ("display", "column_offset"): panelAdjustments.columnOffset = try int(0...255)
+        case ("display", "display_offset"): panelAdjustments.displayOffset = try int(0...127)
+        case ("display", "multiplex"): panelAdjustments.multiplexLines = try int(1...128)
+        case ("display", "contrast"): contrast = UInt8(try int(0...255))
+        case ("display", "test_pattern_seconds"): testPatternSeconds = try int(0...3600)
         case ("session", "minutes"): session.minutes = try number(0.05...1440)
         case ("session", "cycles"): session.cycles = try int(0...999)
         case ("session", "language"):
@@ -237,11 +253,22 @@ extension DaemonConfig {
         if capture != nil, bus != .mock {
             throw ConfigError(origin, "display.capture records the mock bus only; set bus = mock or remove capture")
         }
-        guard PanelModel.find(controller, width: width, height: height) != nil else {
-            let sizes = PanelModel.all.filter { $0.controller.kind == controller }.map { "\($0.width)x\($0.height)" }
-            throw ConfigError(origin, "no \(controller.rawValue) panel of \(width)x\(height) is known; sizes for it: \(sizes.joined(separator: ", "))")
-        }
+        _ = try panelModel(origin: origin)
         return self
+    }
+
+    /// The controller table's row for the configured module, with the user's adjustments checked
+    /// against the controller's limits; errors name the line that set the offending key.
+    public func panelModel(origin: String) throws(ConfigError) -> PanelModel {
+        guard let base = PanelModel.find(controller, width: width, height: height) else {
+            let sizes = PanelModel.all.filter { $0.controller.kind == controller }.map { "\($0.width)x\($0.height)" }
+            throw ConfigError(origins["display.size"] ?? origins["display.controller"] ?? origin,
+                              "no \(controller.rawValue) panel of \(width)x\(height) is known; sizes for it: \(sizes.joined(separator: ", "))")
+        }
+        switch panelAdjustments.applied(to: base) {
+        case .success(let m): return m
+        case .failure(let p): throw ConfigError(origins["display.\(p.key.rawValue)"] ?? origin, p.message)
+        }
     }
 }
 

@@ -14,6 +14,7 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
 /// The operations a client may ask for.
 public enum ControlOp: String, Sendable, CaseIterable {
     case start, pause, resume, toggle, reset, end, expand, status, watch, press
+    case testPattern = "test_pattern"
 }
 
 /// `end`'s dismissal as sent: the instant for `after` is computed when the request is applied.
@@ -69,6 +70,11 @@ public struct ControlRequest: Hashable, Sendable {
     public var dismissal: DismissalRequest = .default
     public var button: String?
     public var holdMilliseconds: Int = 0
+    /// `test_pattern`: how long the panel shows it; 0 ends it.
+    public var patternSeconds: Int = ControlRequest.defaultPatternSeconds
+
+    public static let defaultPatternSeconds = 30
+    public static let maximumPatternSeconds = 3600
 
     public init(op: ControlOp, timer: String? = nil) { self.op = op; self.timer = timer }
 
@@ -81,6 +87,7 @@ public struct ControlRequest: Hashable, Sendable {
         case .start: ["kind", "seconds", "cycles", "language", "title", "cycle_end_seconds", "stale_after_seconds"]
         case .end: ["dismissal"]
         case .press: ["button", "hold_ms"]
+        case .testPattern: ["seconds"]
         case .pause, .resume, .toggle, .reset, .expand, .status, .watch: []
         }
     }
@@ -101,7 +108,7 @@ public struct ControlRequest: Hashable, Sendable {
         var r = ControlRequest(op: op)
         // A press is a finger on a button: it acts on the timer its binding names, or the most
         // recently started one, like the physical button; a timer field would be ignored.
-        let allowed = fields(of: op).union(op == .press ? ["op"] : ["op", "timer"])
+        let allowed = fields(of: op).union(op == .press || op == .testPattern ? ["op"] : ["op", "timer"])
         for key in o.keys.sorted() where !allowed.contains(key) {
             throw ProtocolError("unknown_field", "\"\(op.rawValue)\" does not take \"\(key)\"; accepted: \(allowed.sorted().joined(separator: ", "))")
         }
@@ -168,6 +175,12 @@ public struct ControlRequest: Hashable, Sendable {
             let hold = try integer("hold_ms") ?? 0
             guard (0...60_000).contains(hold) else { throw ProtocolError("invalid_field", "\"hold_ms\" must be 0 to 60000") }
             r.holdMilliseconds = hold
+        case .testPattern:
+            let s = try integer("seconds") ?? defaultPatternSeconds
+            guard (0...maximumPatternSeconds).contains(s) else {
+                throw ProtocolError("invalid_field", "\"seconds\" is out of range: 0 (end the pattern) to \(maximumPatternSeconds)")
+            }
+            r.patternSeconds = s
         case .pause, .resume, .toggle, .reset, .expand, .status, .watch:
             break
         }
@@ -196,6 +209,8 @@ public struct ControlRequest: Hashable, Sendable {
         case .press:
             if let button { o["button"] = .string(button) }
             if holdMilliseconds > 0 { o["hold_ms"] = .number(Double(holdMilliseconds)) }
+        case .testPattern:
+            o["seconds"] = .number(Double(patternSeconds))
         case .pause, .resume, .toggle, .reset, .expand, .status, .watch:
             break
         }

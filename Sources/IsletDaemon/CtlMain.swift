@@ -16,6 +16,9 @@ public enum CtlMain {
       pause | resume | toggle | reset | expand [--timer ID]
       end [--dismissal immediate|default|after:SECONDS] [--timer ID]
       press BUTTON [--hold-ms N]  press a mock button (daemon started with --buttons mock)
+      test-pattern [--seconds S | --off]
+                                 show the alignment pattern on the panel for S seconds
+                                 (default 30): border, corner marks, rulers, checkerboard
       status [--json] [--timer ID]
       watch [--json] [--timer ID]  a live picture of the pill (of one timer with --timer),
                                  or the raw JSON Lines stream (every activity)
@@ -72,7 +75,10 @@ public enum CtlMain {
                 response.activities = response.activities?.filter { $0.timerID == t }
             }
             if parsed.json { print(String(decoding: raw, as: UTF8.self)) }
-            else if parsed.request.op == .press {
+            else if parsed.request.op == .testPattern {
+                let s = parsed.request.patternSeconds
+                print(s == 0 ? "test pattern ended" : "test pattern on the panel for \(s) s (isletctl test-pattern --off ends it)")
+            } else if parsed.request.op == .press {
                 // The answer is the state at the press; the gesture acts once it is recognized (a
                 // press of a button that also has a long press: at its release), so say only that.
                 let hold = parsed.request.holdMilliseconds
@@ -100,7 +106,8 @@ public enum CtlMain {
     }
 
     static func parse(_ command: String, _ args: [String]) throws(Usage) -> Parsed {
-        guard let op = ControlOp(rawValue: command) else {
+        // Commands are spelled with hyphens where the protocol's op has underscores.
+        guard let op = ControlOp(rawValue: command.contains("_") ? "" : command.replacing("-", with: "_")) else {
             throw Usage(message: "unknown command \"\(command)\"")
         }
         var p = Parsed(request: ControlRequest(op: op))
@@ -133,6 +140,13 @@ public enum CtlMain {
                 try allowed([.start], a)
                 guard p.request.start.seconds == nil else { throw Usage(message: "give --minutes or --seconds, not both") }
                 p.request.start.seconds = try number(a) * 60
+            case "--seconds" where op == .testPattern:
+                let v = try value(a)
+                guard let n = Int(v), (1...ControlRequest.maximumPatternSeconds).contains(n) else {
+                    throw Usage(message: "--seconds needs a whole number from 1 to \(ControlRequest.maximumPatternSeconds); --off ends the pattern")
+                }
+                p.request.patternSeconds = n
+            case "--off": try allowed([.testPattern], a); p.request.patternSeconds = 0
             case "--seconds":
                 try allowed([.start], a)
                 guard p.request.start.seconds == nil else { throw Usage(message: "give --minutes or --seconds, not both") }

@@ -56,6 +56,8 @@ public final class Daemon {
     private var displayOn = false
     private var nextWatchdogMs: Int64?
     private var lastStatusText = ""
+    /// The test pattern shows instead of the activities until this boot-clock instant.
+    private var testPatternUntilMs: Int64?
 
     // A restart whose clock is behind the last save shows the restored activities stale.
     private var clockBehindUntil: Instant?
@@ -92,18 +94,22 @@ public final class Daemon {
         signalFD = linux_signalfd(-1, &mask, O_NONBLOCK | O_CLOEXEC)
         guard signalFD >= 0 else { throw DaemonStartError("signalfd: \(Errno.current)", status: 71) }
 
-        guard let model = PanelModel.find(config.controller, width: config.width, height: config.height) else {
-            throw DaemonStartError("no \(config.controller.rawValue) panel of \(config.width)x\(config.height) is known", status: 78)
-        }
+        let model: PanelModel
+        do { model = try config.panelModel(origin: "display") }
+        catch { throw DaemonStartError("\(error)", status: ConfigError.exitStatus) }
         switch config.bus {
         case .mock:
             do {
                 panel = try DriverPanel(mockModel: model, address: UInt8(config.address), rotation: config.rotation,
-                                        capture: config.capture,
+                                        contrast: config.contrast, capture: config.capture,
                                         unplug: config.mockUnplug)
             } catch { throw DaemonStartError(error.message, status: 73) }
         case .device(let path):
-            panel = DriverPanel(device: path, model: model, address: UInt8(config.address), rotation: config.rotation)
+            panel = DriverPanel(device: path, model: model, address: UInt8(config.address), rotation: config.rotation,
+                                contrast: config.contrast)
+        }
+        if config.testPatternSeconds > 0 {
+            testPatternUntilMs = Posix.bootMilliseconds() + Int64(config.testPatternSeconds) * 1000
         }
         do { renderer = try Renderer() }
         catch { throw DaemonStartError("cannot load the fonts: \(error); install xfonts-terminus and xfonts-unifont or set $ISLET_FONT_DIR", status: 72) }
@@ -237,13 +243,20 @@ public final class Daemon {
         let shiftAt = displayOn ? PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).nextChange(after: now) : nil
         var others: [Int64?] = [nextWatchdogMs, fromNs(interpreter.nextDeadline), fromNs(chime.nextDeadline),
                                 shiftAt.map { mono + ($0 - now).wholeMilliseconds }]
+        others.append(testPatternUntilMs)
         if !panelReady, wantsPanel { others.append(panelRetryAtMs) }
         others.append(gpioRetryAtMs)
         return WakePlan.timeout(activities: activities, policy: policy, clockBehindUntil: clockBehindUntil,
                                 now: clock.now(), monotonicDeadlines: others, monotonicNow: mono)
     }
 
-    private var wantsPanel: Bool { !activities.isEmpty || displayOn }
+    private var wantsPanel: Bool { !activities.isEmpty || displayOn || testPatternUntilMs != nil }
+
+    /// What the panel presents now: the test pattern while it lasts, else the policy's scene.
+    private func presentationName(now: Instant) -> String {
+        if testPatternUntilMs != nil { return "test_pattern" }
+        return policy.scene(of: activities, now: now)?.presentation.rawValue ?? "off"
+    }
 
     // MARK: events
 
@@ -270,13 +283,15 @@ public final class Daemon {
             if new.socketPath != config.socketPath || new.socketMode != config.socketMode || new.socketGroup != config.socketGroup { changed.append("socket") }
             if new.stateDir != config.stateDir { changed.append("state_dir") }
             if new.bus != config.bus || new.address != config.address || new.controller != config.controller
-                || new.width != config.width || new.height != config.height || new.rotation != config.rotation { changed.append("panel") }
+                || new.width != config.width || new.height != config.height || new.rotation != config.rotation
+                || new.panelAdjustments != config.panelAdjustments || new.contrast != config.contrast { changed.append("panel") }
             var kept = new
             // What the running daemon cannot change in place keeps its old value until a restart.
             kept.socketPath = config.socketPath; kept.socketMode = config.socketMode; kept.socketGroup = config.socketGroup
             kept.stateDir = config.stateDir; kept.bus = config.bus; kept.address = config.address
             kept.controller = config.controller; kept.width = config.width; kept.height = config.height
             kept.rotation = config.rotation
+            kept.panelAdjustments = config.panelAdjustments; kept.contrast = config.contrast
             kept.capture = config.capture; kept.preview = config.preview; kept.mockUnplug = config.mockUnplug
             kept.buttons = config.buttons
             if new.buttonConfig.lines != config.buttonConfig.lines || new.buttonConfig.chip != config.buttonConfig.chip
@@ -525,6 +540,11 @@ public final class Daemon {
         case .resume: try perform(.resume, timer: req.timer, now: now).get()
         case .reset: try perform(.reset, timer: req.timer, now: now).get()
         case .expand: try perform(.expand, timer: req.timer, now: now).get()
+        case .testPattern:
+            testPatternUntilMs = req.patternSeconds == 0 ? nil : Posix.bootMilliseconds() + Int64(req.patternSeconds) * 1000
+            log.info(req.patternSeconds == 0 ? "test pattern ended" : "test pattern for \(req.patternSeconds) s")
+            broadcastChange(now: now)
+            refreshDisplay(now: now)
         case .end: try perform(.end(req.dismissal.policy(now: now)), timer: req.timer, now: now).get()
         }
         return snapshot(now: clock.now())
@@ -564,7 +584,7 @@ public final class Daemon {
 
     private func snapshot(now: Instant) -> ControlResponse {
         ControlResponse(ok: true, event: nil, activities: activities.map { ActivityReport(activity: $0, now: now) },
-                        presentation: policy.scene(of: activities, now: now)?.presentation.rawValue ?? "off",
+                        presentation: presentationName(now: now),
                         status: nil, error: nil, now: now)
     }
 
@@ -591,7 +611,7 @@ public final class Daemon {
                             wakeups: wakeups, frames: frames, busBytes: busBytes, busErrors: busErrors,
                             panelPresent: panelReady, panelOn: displayOn, bus: config.bus.description,
                             size: "\(config.width)x\(config.height)",
-                            presentation: policy.scene(of: activities, now: clock.now())?.presentation.rawValue ?? "off",
+                            presentation: presentationName(now: clock.now()),
                             clients: server.clients.count, storeError: storeError,
                             clockBehind: clockBehindUntil != nil,
                             chimePulses: chimeOutput == nil ? nil : chimePulses, panel: panel.visibleImage)
@@ -629,17 +649,27 @@ public final class Daemon {
 
     private func refreshDisplay(now: Instant) {
         let mono = Posix.bootMilliseconds()
+        if let until = testPatternUntilMs, mono >= until {
+            testPatternUntilMs = nil
+            broadcastChange(now: now)
+        }
         let scene = policy.scene(of: activities, now: now)
+        let pattern = testPatternUntilMs != nil
         if !panelReady {
-            guard scene != nil || displayOn, mono >= panelRetryAtMs else { updateScreen(); return }
+            guard scene != nil || pattern || displayOn, mono >= panelRetryAtMs else { updateScreen(); return }
             guard bringUpPanel(mono: mono) else { updateScreen(); return }
         }
         do {
-            if let scene {
-                var frame = Bitmap(width: config.width, height: config.height)
-                var options = RenderOptions()
-                options.shift = PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).offset(at: now)
-                renderer.render(scene, options: options, into: &frame)
+            if scene != nil || pattern {
+                var frame: Bitmap
+                if let scene, !pattern {
+                    frame = Bitmap(width: config.width, height: config.height)
+                    var options = RenderOptions()
+                    options.shift = PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).offset(at: now)
+                    renderer.render(scene, options: options, into: &frame)
+                } else {
+                    frame = TestPattern.frame(width: config.width, height: config.height)
+                }
                 if frame != lastFrame {
                     busBytes += try panel.show(frame)
                     frames += 1

@@ -20,13 +20,15 @@ public struct DaemonCommandLine: Sendable {
         "--buttons": ("daemon", "buttons"), "--socket": ("daemon", "socket"),
         "--state-dir": ("daemon", "state_dir"), "--capture": ("display", "capture"),
         "--preview": ("display", "preview"), "--log-level": ("daemon", "log_level"),
+        "--test-pattern": ("display", "test_pattern_seconds"),
     ]
 
     public static let usage = """
     usage: isletd [--config FILE] [--check-config] [--bus mock|/dev/i2c-N] [--address ADDR]
                   [--controller ssd1306|ssd1309|sh1106|sh1107] [--size WxH] [--buttons none|mock|gpio]
                   [--socket PATH] [--state-dir DIR] [--capture FILE] [--preview terminal|none]
-                  [--log-level error|warning|notice|info|debug] [--help] [--version]
+                  [--log-level error|warning|notice|info|debug] [--test-pattern SECONDS]
+                  [--help] [--version]
     The config file is \(defaultConfigPath) when present; --config makes a missing file an error.
     Flags override the file. See README.md, "Configuration", for every key and its default.
     """

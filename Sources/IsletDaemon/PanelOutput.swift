@@ -34,8 +34,8 @@ public final class DriverPanel: PanelOutput {
     public let mock: MockI2CBus?
 
     /// The emulated panel on a mock bus; `unplug` makes the bus fail for a window (ns from now).
-    public init(mockModel model: PanelModel, address: UInt8, rotation: Rotation = .deg0, capture: String?,
-                unplug: (startMs: Int64, lengthMs: Int64)?) throws(PanelError) {
+    public init(mockModel model: PanelModel, address: UInt8, rotation: Rotation = .deg0, contrast: UInt8? = nil,
+                capture: String?, unplug: (startMs: Int64, lengthMs: Int64)?) throws(PanelError) {
         let bus = MockI2CBus(panel: model, address: address)
         if let capture {
             do { try bus.startCapture(to: capture) } catch { throw PanelError("cannot write the capture: \(error)") }
@@ -46,16 +46,16 @@ public final class DriverPanel: PanelOutput {
         }
         self.model = model
         self.address = address
-        self.settings = DisplaySettings(rotation: rotation)
+        self.settings = DisplaySettings(rotation: rotation, contrast: contrast)
         self.name = "mock"
         self.mock = bus
         self.openBus = { () throws(I2CError) -> any I2CBus in bus }
     }
 
-    public init(device: String, model: PanelModel, address: UInt8, rotation: Rotation = .deg0) {
+    public init(device: String, model: PanelModel, address: UInt8, rotation: Rotation = .deg0, contrast: UInt8? = nil) {
         self.model = model
         self.address = address
-        self.settings = DisplaySettings(rotation: rotation)
+        self.settings = DisplaySettings(rotation: rotation, contrast: contrast)
         self.name = device
         self.mock = nil
         self.openBus = { () throws(I2CError) -> any I2CBus in try LinuxI2CBus(devicePath: device) }

@@ -24,6 +24,8 @@ public enum AddressingMode: Sendable, Hashable {
 /// computes what the glass shows. Everything a real chip would take differently is a `PanelProblem`.
 public struct EmulatedPanel: Sendable, Hashable {
     public let model: PanelModel
+    /// The glass and its wiring: what the picture is computed from (never the driver's row).
+    public let module: PanelModule
     public var controller: Controller { model.controller }
 
     /// Display RAM as stored, page-major: byte `page * ramColumns + column`.
@@ -39,6 +41,11 @@ public struct EmulatedPanel: Sendable, Hashable {
     public private(set) var startLine: Int = 0
     public private(set) var comPins: UInt8 = 0x12
     public private(set) var chargePumpOn: Bool
+    /// Registers the brightness depends on, as they stand (D5h, D9h, DBh, ADh IREF on the variant that has it).
+    public private(set) var clockDivide: UInt8
+    public private(set) var precharge: UInt8
+    public private(set) var vcomh: UInt8
+    public private(set) var iref: UInt8?
     public private(set) var mode: AddressingMode = .page
     public private(set) var columnWindow: ClosedRange<Int>
     public private(set) var pageWindow: ClosedRange<Int>
@@ -58,7 +65,13 @@ public struct EmulatedPanel: Sendable, Hashable {
     /// A panel just powered: registers at their reset values, RAM holding noise (the datasheets leave
     /// it undefined), so a driver that forgets to write a region is caught.
     public init(model: PanelModel, powerOnSeed: UInt64 = 0x5EED) {
+        self.init(model: model, module: PanelModule.described(by: model), powerOnSeed: powerOnSeed)
+    }
+
+    /// A panel of `module`'s glass, addressed as `model` (the controller and RAM come from it).
+    public init(model: PanelModel, module: PanelModule, powerOnSeed: UInt64 = 0x5EED) {
         self.model = model
+        self.module = module
         let c = model.controller
         var state = powerOnSeed | 1
         var noise = [UInt8](repeating: 0, count: c.ramColumns * c.ramPages)
@@ -70,6 +83,14 @@ public struct EmulatedPanel: Sendable, Hashable {
         contrast = c.kind == .ssd1306 || c.kind == .ssd1309 ? 0x7F : 0x80
         multiplex = UInt8(c.comAlongColumns ? c.ramColumns - 1 : c.ramRows - 1)
         chargePumpOn = c.kind != .ssd1306
+        // Power-on values: SSD1306 §10.1.16/17/19 (80h, 22h, 20h); SSD1309 70h, 22h, 34h;
+        // SH1106 items 15, 16, 18 (50h, 22h, 35h); SH1107 the same as the SH1106.
+        switch c.kind {
+        case .ssd1306: clockDivide = 0x80; precharge = 0x22; vcomh = 0x20
+        case .ssd1309: clockDivide = 0x70; precharge = 0x22; vcomh = 0x34
+        case .sh1106, .sh1107: clockDivide = 0x50; precharge = 0x22; vcomh = 0x35
+        }
+        iref = nil
         columnWindow = 0...(c.ramColumns - 1)
         pageWindow = 0...(c.ramPages - 1)
     }
@@ -139,6 +160,14 @@ public struct EmulatedPanel: Sendable, Hashable {
         }
         if locked { return }
         switch mode {
+        case .page where c.kind != .sh1106:
+            // SSD1306 §10.1.3 (and the SH1107): past the end column the column pointer returns to
+            // the start column and the page stays.
+            if column > columnWindow.upperBound || column >= c.ramColumns {
+                column = c.hasAddressWindows ? columnWindow.lowerBound : 0
+            }
+            store(value, column: column, page: page)
+            column += 1
         case .page:
             if column >= c.ramColumns {
                 if !pastEndReported {
@@ -189,6 +218,7 @@ public struct EmulatedPanel: Sendable, Hashable {
             case 0x26, 0x27: return 6
             case 0x29, 0x2A: return 5
             case 0x8D: return c.kind == .ssd1306 ? 1 : nil
+            case 0xAD: return c.kind == .ssd1306 && module.hasIREF ? 1 : nil
             case 0xFD, 0xDC: return c.kind == .ssd1309 ? 1 : nil
             default: return nil
             }
@@ -273,8 +303,13 @@ public struct EmulatedPanel: Sendable, Hashable {
             if a > b { report(index, "page window \(a)...\(b) is reversed") }
             pageWindow = a...max(a, b)
             page = a
-        case 0x26, 0x27, 0x29, 0x2A, 0xA3, 0xD5, 0xD9, 0xDB, 0xE3, 0xE0, 0xEE, 0x30...0x33:
-            break  // timing, scroll set-up, voltages: nothing the image depends on
+        case 0xD5: clockDivide = p[0]
+        case 0xD9: precharge = p[0]
+        case 0xDB: vcomh = p[0]
+        case 0xAD where c.kind == .ssd1306:
+            iref = p[0]  // the IREF variant: 30h selects the internal reference (u8g2 72x40)
+        case 0x26, 0x27, 0x29, 0x2A, 0xA3, 0xE3, 0xE0, 0xEE, 0x30...0x33:
+            break  // scroll set-up, pump voltage, NOP: nothing the image depends on
         case 0xDC where c.kind == .ssd1309:
             break  // SSD1309 GPIO
         case 0x2E: scrolling = false
@@ -291,13 +326,14 @@ public struct EmulatedPanel: Sendable, Hashable {
         case 0xA6, 0xA7: inverted = op == 0xA7
         case 0xA8:
             let limit = c.comAlongColumns ? 127 : 63
-            if p[0] > limit || (c.kind != .sh1107 && p[0] < 15) {
+            // SSD1306/SSD1309: 16-64 lines (§10.1.11, 0-14 invalid); SH1106 1-64; SH1107 1-128.
+            if p[0] > limit || (c.hasAddressWindows && p[0] < 15) {
                 report(index, "multiplex ratio \(hex(p[0])) is out of range")
             }
             multiplex = min(p[0], UInt8(limit))
         case 0xAE, 0xAF:
             displayOn = op == 0xAF
-            if displayOn && !chargePumpOn {
+            if displayOn && !chargePumpOn && !module.externalVPP {
                 report(index, "display switched on with the \(c.kind == .ssd1306 ? "charge pump" : "DC-DC converter") off: the glass stays dark")
             }
         case 0xB0...0xBF:
@@ -309,7 +345,7 @@ public struct EmulatedPanel: Sendable, Hashable {
         case 0xD3: displayOffset = p[0] & (c.comAlongColumns ? 0x7F : 0x3F)
         case 0xDA:
             comPins = p[0]
-            if let expected = model.comPins, p[0] != expected {
+            if let expected = module.comPinWiring, p[0] != expected {
                 report(index, "COM pins configuration \(hex(p[0])) does not match this panel's wiring \(hex(expected)): rows would interleave")
             }
         case 0xFD: locked = p[0] & 0x04 != 0
@@ -322,21 +358,21 @@ public struct EmulatedPanel: Sendable, Hashable {
 
     /// The image a person would see on the glass, in the panel's rotation-0 orientation.
     public var image: Bitmap {
-        var out = Bitmap(width: model.width, height: model.height)
-        guard displayOn, chargePumpOn else { return out }
+        var out = Bitmap(width: module.width, height: module.height)
+        guard displayOn, chargePumpOn || module.externalVPP else { return out }
         let c = controller
         let segCount = c.comAlongColumns ? c.ramRows : c.ramColumns
         let lineCount = c.comAlongColumns ? c.ramColumns : c.ramRows
-        let segOffset = c.comAlongColumns ? 0 : model.columnOffset
-        let panelLines = Int(model.multiplex) + 1
+        let segOffset = module.segFirst
+        let glassLines = c.comAlongColumns ? module.width : module.height
         let driven = Int(multiplex) + 1
-        for y in 0..<model.height {
-            for x in 0..<model.width {
+        for y in 0..<module.height {
+            for x in 0..<module.width {
                 let s = c.comAlongColumns ? y : x
                 let l = c.comAlongColumns ? x : y
                 // Which segment and COM pin reach this spot of the glass.
-                let seg = model.mountedReversed ? segCount - 1 - segOffset - s : segOffset + s
-                let com = model.mountedReversed ? panelLines - 1 - l : l
+                let seg = module.segReversed ? segCount - 1 - segOffset - s : segOffset + s
+                let com = module.comFirst + (module.comReversed ? glassLines - 1 - l : l)
                 guard seg >= 0, seg < segCount, com >= 0, com < driven else { continue }
                 var lit: Bool
                 if entireDisplayOn {

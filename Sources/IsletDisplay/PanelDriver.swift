@@ -44,11 +44,12 @@ public enum Rotation: Int, Sendable, Hashable, CaseIterable {
 
 public struct DisplaySettings: Sendable, Hashable {
     public var rotation: Rotation
-    public var contrast: UInt8
+    /// 81h value; nil leaves the module's own (the table's `contrast`).
+    public var contrast: UInt8?
     public var inverted: Bool
     public var displayOn: Bool
 
-    public init(rotation: Rotation = .deg0, contrast: UInt8 = 0x7F, inverted: Bool = false, displayOn: Bool = true) {
+    public init(rotation: Rotation = .deg0, contrast: UInt8? = nil, inverted: Bool = false, displayOn: Bool = true) {
         self.rotation = rotation
         self.contrast = contrast
         self.inverted = inverted
@@ -125,8 +126,6 @@ public struct PanelDriver: Sendable {
     /// freshly powered RAM holds is never shown.
     public func initSequence() -> [[UInt8]] {
         let c = panel.controller
-        let flip = settings.rotation == .deg180
-        let remap = panel.mountedReversed != flip
         var cmds: [[UInt8]] = [
             [0xAE],
             [0xD5, panel.clockDivide],
@@ -135,18 +134,31 @@ public struct PanelDriver: Sendable {
             c.startLineIsTwoBytes ? [0xDC, 0x00] : [0x40],
         ]
         if !c.chargePump.isEmpty { cmds.append(c.chargePump) }
+        cmds += panel.extraInit
         switch c.kind {
         case .ssd1306, .ssd1309: cmds.append([0x20, 0x00])  // horizontal addressing (§10.1.3)
         case .sh1107: cmds.append([0x20])                   // page addressing, no parameter on the SH1107
         case .sh1106: break                                 // page addressing only
         }
-        cmds.append([remap ? 0xA1 : 0xA0])
-        cmds.append([remap ? 0xC8 : 0xC0])
+        cmds += orientationCommands(flipped: settings.rotation == .deg180)
         if c.hasCOMPins, let pins = panel.comPins { cmds.append([0xDA, pins]) }
-        cmds.append([0x81, settings.contrast])
+        cmds.append([0x81, contrast])
+        cmds.append([0xD9, panel.precharge])
+        cmds.append([0xDB, panel.vcomh])
+        // A scroll another program left running corrupts RAM writes (SSD1306 §10.2.3/§10.2.4: RAM
+        // access is prohibited while scrolling); the Sino Wealth parts have no scroll.
+        if c.hasAddressWindows { cmds.append([0x2E]) }
         cmds.append([0xA4])
         cmds.append([settings.inverted ? 0xA7 : 0xA6])
         return cmds
+    }
+
+    /// The contrast in force: the user's, else the module's.
+    private var contrast: UInt8 { settings.contrast ?? panel.contrast }
+
+    /// Segment remap and COM scan for an orientation: the module's upright pair, or both reversed.
+    private func orientationCommands(flipped: Bool) -> [[UInt8]] {
+        [[panel.segmentRemap != flipped ? 0xA1 : 0xA0], [panel.comScanReversed != flipped ? 0xC8 : 0xC0]]
     }
 
     /// Sends the init sequence. The shadow becomes unknown-but-initialised: the next flush sends a full frame.
@@ -162,7 +174,7 @@ public struct PanelDriver: Sendable {
         stats.initialized = true
         initialized = true
         panelOn = false
-        sentContrast = settings.contrast
+        sentContrast = contrast
         sentInverted = settings.inverted
         hardwareFlipped = settings.rotation == .deg180
         return stats
@@ -179,21 +191,19 @@ public struct PanelDriver: Sendable {
         var wire = Wire(limit: bus.capabilities.maxTransactionBytes)
         let flip = new.rotation == .deg180
         if flip != hardwareFlipped {
-            let remap = panel.mountedReversed != flip
-            wire.command([remap ? 0xA1 : 0xA0])
-            wire.command([remap ? 0xC8 : 0xC0])
+            wire.commands(orientationCommands(flipped: flip))
             shadow = nil
             window = nil
             pointer = nil
         }
-        if new.contrast != sentContrast { wire.command([0x81, new.contrast]) }
+        if contrast != sentContrast { wire.command([0x81, contrast]) }
         if new.inverted != sentInverted { wire.command([new.inverted ? 0xA7 : 0xA6]) }
         // Switching on waits for the next flush when the RAM is not known to hold a frame.
         if !new.displayOn && panelOn { wire.command([0xAE]) }
         if new.displayOn && !panelOn && shadow != nil { wire.command([0xAF]) }
         let stats = try send(wire)
         hardwareFlipped = flip
-        sentContrast = new.contrast
+        sentContrast = contrast
         sentInverted = new.inverted
         if !new.displayOn { panelOn = false } else if shadow != nil { panelOn = true }
         return stats

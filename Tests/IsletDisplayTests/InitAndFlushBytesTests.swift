@@ -1,12 +1,15 @@
 import Testing
 import IsletDisplay
 
-// Expected bytes below are written from the datasheets, not from the driver's output:
+// Expected bytes below are written from the datasheets and the peers, not from the driver's output:
 // - Control byte 00h = command stream, 40h = data stream (Co = 0): SSD1306 §8.1.5.2 step 5.
 // - Init order: SSD1306 app note "Software Initialization Flow Chart" (Figure 2): A8h mux, D3h 00h,
 //   40h, A0h/A1h, C0h/C8h, DAh pins, 81h contrast, A4h, A6h, D5h, 8Dh 14h, AFh; our sequence opens
-//   with AEh (§10.1.12) and D5h, adds 20h 00h (horizontal addressing, §10.1.3) and leaves AFh for
-//   after the first frame.
+//   with AEh (§10.1.12) and D5h, adds 20h 00h (horizontal addressing, §10.1.3), sets every register
+//   the picture's brightness depends on (D9h pre-charge, DBh VCOMH) instead of trusting what the
+//   last program left, stops any scroll (2Eh, §10.2.3) and leaves AFh for after the first frame.
+// - SSD1306 charge-pump modules: D9 F1, DB 40, 81 CF as luma.oled and u8g2 send for cheap modules
+//   (u8g2's 128x32 driver: 81 8F). SSD1309, SH1106, SH1107: the datasheets' reset values.
 // - Module mounting: rotation 0 on these modules is segment remap A1h + COM scan C8h.
 
 @Suite struct InitSequenceTests {
@@ -25,7 +28,7 @@ import IsletDisplay
         // A8h 1Fh: 32 COM lines (§10.1.11); DAh 02h: sequential COM pins, no remap (§10.1.18, Table 10-3).
         #expect(try initBytes(model(.ssd1306, 128, 32)) == [[
             0x00, 0xAE, 0xD5, 0x80, 0xA8, 0x1F, 0xD3, 0x00, 0x40, 0x8D, 0x14, 0x20, 0x00,
-            0xA1, 0xC8, 0xDA, 0x02, 0x81, 0x7F, 0xA4, 0xA6,
+            0xA1, 0xC8, 0xDA, 0x02, 0x81, 0x8F, 0xD9, 0xF1, 0xDB, 0x40, 0x2E, 0xA4, 0xA6,
         ]])
     }
 
@@ -33,24 +36,33 @@ import IsletDisplay
         // A8h 3Fh: 64 COM lines; DAh 12h: alternative COM pin configuration (§10.1.18).
         #expect(try initBytes(model(.ssd1306, 128, 64)) == [[
             0x00, 0xAE, 0xD5, 0x80, 0xA8, 0x3F, 0xD3, 0x00, 0x40, 0x8D, 0x14, 0x20, 0x00,
-            0xA1, 0xC8, 0xDA, 0x12, 0x81, 0x7F, 0xA4, 0xA6,
+            0xA1, 0xC8, 0xDA, 0x12, 0x81, 0xCF, 0xD9, 0xF1, 0xDB, 0x40, 0x2E, 0xA4, 0xA6,
+        ]])
+    }
+
+    @Test func ssd1306_72x40_setsTheInternalCurrentReference() throws {
+        // u8g2's ssd1306_72x40 init: A8 27 (40 lines), AD 30 (internal IREF, else "very dim").
+        #expect(try initBytes(model(.ssd1306, 72, 40)) == [[
+            0x00, 0xAE, 0xD5, 0x80, 0xA8, 0x27, 0xD3, 0x00, 0x40, 0x8D, 0x14, 0xAD, 0x30, 0x20, 0x00,
+            0xA1, 0xC8, 0xDA, 0x12, 0x81, 0xCF, 0xD9, 0xF1, 0xDB, 0x40, 0x2E, 0xA4, 0xA6,
         ]])
     }
 
     @Test func sh1106_128x64() throws {
-        // SH1106 command table: no 20h/21h/22h (page addressing only); DC-DC is ADh then 8Bh
-        // (item 10, "Built-in DC-DC turn on: 8BH"); DAh 12h (item 17); everything else as SSD1306.
+        // SH1106 command table: no 20h/21h/22h (page addressing only), no scroll; DC-DC is ADh then
+        // 8Bh (item 10); reset values D5 50 (item 15), 81 80 (item 7), D9 22 (item 16), DB 35 (item 18).
         #expect(try initBytes(model(.sh1106, 128, 64)) == [[
-            0x00, 0xAE, 0xD5, 0x80, 0xA8, 0x3F, 0xD3, 0x00, 0x40, 0xAD, 0x8B,
-            0xA1, 0xC8, 0xDA, 0x12, 0x81, 0x7F, 0xA4, 0xA6,
+            0x00, 0xAE, 0xD5, 0x50, 0xA8, 0x3F, 0xD3, 0x00, 0x40, 0xAD, 0x8B,
+            0xA1, 0xC8, 0xDA, 0x12, 0x81, 0x80, 0xD9, 0x22, 0xDB, 0x35, 0xA4, 0xA6,
         ]])
     }
 
     @Test func ssd1309_128x64_hasNoChargePump() throws {
-        // SSD1309: VCC is external, there is no 8Dh command; addressing modes as SSD1306.
+        // SSD1309: VCC is external, there is no 8Dh command; reset values D5 70 (A[7:4] = 0111b,
+        // p.34), 81 7F, D9 22, DB 34 (~0.78 VCC).
         #expect(try initBytes(model(.ssd1309, 128, 64)) == [[
-            0x00, 0xAE, 0xD5, 0x80, 0xA8, 0x3F, 0xD3, 0x00, 0x40, 0x20, 0x00,
-            0xA1, 0xC8, 0xDA, 0x12, 0x81, 0x7F, 0xA4, 0xA6,
+            0x00, 0xAE, 0xD5, 0x70, 0xA8, 0x3F, 0xD3, 0x00, 0x40, 0x20, 0x00,
+            0xA1, 0xC8, 0xDA, 0x12, 0x81, 0x7F, 0xD9, 0x22, 0xDB, 0x34, 0x2E, 0xA4, 0xA6,
         ]])
     }
 
@@ -60,7 +72,15 @@ import IsletDisplay
         // no DAh command. Its modules are not mounted reversed: A0h, C0h.
         #expect(try initBytes(model(.sh1107, 128, 128)) == [[
             0x00, 0xAE, 0xD5, 0x50, 0xA8, 0x7F, 0xD3, 0x00, 0xDC, 0x00, 0xAD, 0x81, 0x20,
-            0xA0, 0xC0, 0x81, 0x7F, 0xA4, 0xA6,
+            0xA0, 0xC0, 0x81, 0x80, 0xD9, 0x22, 0xDB, 0x35, 0xA4, 0xA6,
+        ]])
+    }
+
+    @Test func sh1107_64x128_drivesAll128LinesShiftedBy96() throws {
+        // luma.oled, u8g2 and Adafruit: A8 7F and D3 60 for the 64x128 glass on COM32-95.
+        #expect(try initBytes(model(.sh1107, 64, 128)) == [[
+            0x00, 0xAE, 0xD5, 0x50, 0xA8, 0x7F, 0xD3, 0x60, 0xDC, 0x00, 0xAD, 0x81, 0x20,
+            0xA0, 0xC0, 0x81, 0x80, 0xD9, 0x22, 0xDB, 0x35, 0xA4, 0xA6,
         ]])
     }
 
@@ -77,7 +97,7 @@ import IsletDisplay
         // A 33-byte SMBus limit (command byte + I2C_SMBUS_BLOCK_MAX 32) still holds the whole sequence.
         let t = try initBytes(model(.ssd1306, 128, 64), .smbusBlock)
         #expect(t.allSatisfy { $0.count <= 33 && $0.first == 0x00 })
-        #expect(t.flatMap { $0.dropFirst() }.count == 20)
+        #expect(t.flatMap { $0.dropFirst() }.count == 25)
     }
 }
 
