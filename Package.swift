@@ -57,7 +57,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletRender", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon"], swiftSettings: strict),
     ]
