@@ -203,3 +203,20 @@ func faketimeLibrary() -> String? {
     let dirs = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
     return dirs.map { "/usr/lib/\($0)/faketime/libfaketime.so.1" }.first { FileManager.default.fileExists(atPath: $0) }
 }
+
+/// Copies of the binaries that another user (nobody) can execute: the clone may live where only
+/// its owner can enter (under /root, as CI's may). Made once per test process.
+enum OtherUserBinaries {
+    static let dir: String = {
+        let d = makeTempDir()
+        chmod(d, 0o755)
+        for name in ["isletd", "isletctl"] {
+            let src = name == "isletd" ? Repo.isletd : Repo.isletctl
+            _ = try? FileManager.default.copyItem(atPath: src, toPath: d + "/" + name)
+            chmod(d + "/" + name, 0o755)
+        }
+        return d
+    }()
+    static var isletd: String { dir + "/isletd" }
+    static var isletctl: String { dir + "/isletctl" }
+}

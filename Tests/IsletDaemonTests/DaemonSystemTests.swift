@@ -108,7 +108,7 @@ struct DaemonSystemTests {
             }
             return ("/usr/bin/env", ["-i"] + env + [program] + args)
         }
-        let (p, a) = command(Repo.isletd, ["--bus", "mock"])
+        let (p, a) = command(getuid() == 0 ? OtherUserBinaries.isletd : Repo.isletd, ["--bus", "mock"])
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: p)
         daemon.arguments = a
@@ -118,7 +118,7 @@ struct DaemonSystemTests {
         let socket = runtime + "/islet/islet.sock"
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { sleepSeconds(0.025) }
         #expect(FileManager.default.fileExists(atPath: socket), "the socket is in $XDG_RUNTIME_DIR/islet")
-        let (cp, ca) = command(Repo.isletctl, ["start", "--seconds", "30"])
+        let (cp, ca) = command(getuid() == 0 ? OtherUserBinaries.isletctl : Repo.isletctl, ["start", "--seconds", "30"])
         let r = runProgram(cp, ca)
         #expect(r.status == 0, "isletctl found the socket without --socket: \(r.err)")
         #expect(FileManager.default.fileExists(atPath: state + "/islet/activities.json"), "the state is in $XDG_STATE_HOME/islet")
@@ -130,7 +130,7 @@ struct DaemonSystemTests {
         let d = try DaemonUnderTest()
         chmod(d.dir, 0o755)   // the directory may be searched; the 0660 socket itself refuses
         let r = runProgram("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups",
-                                                Repo.isletctl, "--socket", d.socket, "status"])
+                                                OtherUserBinaries.isletctl, "--socket", d.socket, "status"])
         #expect(r.status == 69, "\(r.err)")
         #expect(r.err.contains("permission denied") && r.err.contains("usermod -aG islet"), "\(r.err)")
     }
@@ -148,7 +148,7 @@ struct DaemonSystemTests {
         let env = ["XDG_STATE_HOME=" + dir, "HOME=" + dir, "PATH=/usr/bin:/bin"]
         // timeout: a daemon that wrongly serves there would otherwise run on.
         let r = runProgram("/usr/bin/timeout", ["5", "/usr/bin/setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
-                                                "env", "-i"] + env + [Repo.isletd, "--bus", "mock"])
+                                                "env", "-i"] + env + [OtherUserBinaries.isletd, "--bus", "mock"])
         #expect(r.status == 69, "\(r.err)")
         #expect(r.err.contains("not a private directory"), "\(r.err)")
     }
