@@ -83,7 +83,7 @@ public struct PanelModel: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What a person may change to match a module whose wiring differs from the common one
-/// (`[display]` column_offset, display_offset, multiplex, contrast).
+/// (`[display]` column_offset, display_offset, multiplex; contrast is a display setting).
 public struct PanelAdjustments: Sendable, Hashable {
     public var columnOffset: Int?
     public var displayOffset: Int?
