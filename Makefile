@@ -15,7 +15,7 @@ BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv
 BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps bench-deps toolchain build release test demo bench bench-compare gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps toolchain build release deb test test-system demo bench bench-compare gallery install uninstall clean
 
 all: build
 
@@ -54,8 +54,19 @@ build: deps
 	@set -o pipefail; $(SWIFT) build --build-tests $(BUILD_FLAGS) 2>&1 | tee .build-log.txt; \
 	if grep -q 'warning:' .build-log.txt; then echo "islet: the build printed warnings (see above); the bar is zero."; exit 1; fi
 
+# The binaries users install: Swift runtime linked in, stripped, checked with the loader, in
+# dist/bin (scripts/release.sh). They need Debian's libraries only, never the toolchain.
 release: deps
-	$(SWIFT) build -c release $(BUILD_FLAGS)
+	SWIFT=$(SWIFT) BUILD_FLAGS="$(BUILD_FLAGS)" bash scripts/release.sh
+
+# The same release as a Debian package, dist/islet_<version>_<arch>.deb (scripts/deb.sh);
+# DEB_VERSION=x.y.z overrides the version. Then: sudo apt install ./dist/islet_<version>_<arch>.deb
+DEB_APT_PACKAGES := dpkg-dev binutils
+deb-deps: deps
+	$(call apt_ensure,$(DEB_APT_PACKAGES))
+
+deb: deb-deps release
+	SKIP_BUILD=1 bash scripts/deb.sh
 
 test: build
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
@@ -105,5 +116,10 @@ gallery: deps
 	$(SWIFT) build --product islet-gallery $(BUILD_FLAGS)
 	mkdir -p docs/gallery && "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/islet-gallery" docs/gallery
 
+# A real kernel and a live systemd under qemu: the .deb and make install in a bookworm guest,
+# driven through gpio-sim and i2c-stub (docs/SYSTEM-TEST.md). Needs root and Debian's apt.
+test-system: deb
+	bash systest/run.sh $(SYSTEST_ARGS)
+
 clean:
-	rm -rf .build .build-log.txt
+	rm -rf .build .build-log.txt dist

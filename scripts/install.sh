@@ -9,7 +9,7 @@
 #
 # Settings (environment): PREFIX=/usr/local SYSCONFDIR=/etc UNITDIR=/etc/systemd/system
 # UDEVDIR=/etc/udev/rules.d STATEDIR=/var/lib/islet SERVICE_USER=islet SWIFT=swift
-# SKIP_BUILD=1 (use BIN_DIR's binaries) BIN_DIR=<swift build -c release --show-bin-path>
+# SKIP_BUILD=1 (use BIN_DIR's binaries) BIN_DIR=dist/bin START_SETTLE_SECONDS=3
 # UNIT_SRC=systemd/isletd.service CONFIG_EXAMPLE=<first of config/isletd.conf.example, …>
 set -euo pipefail
 
@@ -25,21 +25,26 @@ if [ "$DRY_RUN" != 1 ] && [ -z "$DESTDIR" ] && [ "$(id -u)" != 0 ]; then
     die "installing needs root: run 'sudo make install' (or DRY_RUN=1 make install to see the steps)"
 fi
 
-# 1. Release build, as the invoking user when run through sudo so .build stays theirs.
-#    sudo's secure PATH usually lacks the toolchain: then the binaries of an earlier
-#    `make release` are used, or the message says how to get there.
+# A Debian package of Islet owns /usr/bin/isletd and /lib/systemd/system/isletd.service; a second
+# copy here would hide its unit. One way at a time.
+if dpkg-query -W -f='${Status}' islet 2>/dev/null | grep -q 'install ok installed'; then
+    die "the islet Debian package is installed: upgrade it with apt, or 'sudo apt remove islet' before make install"
+fi
+
+# 1. Release build (scripts/release.sh: the Swift runtime linked in, stripped, into dist/bin), as
+#    the invoking user when run through sudo so .build stays theirs. sudo's secure PATH usually
+#    lacks the toolchain: then the binaries of an earlier `make release` are used.
 if [ "$SKIP_BUILD" != 1 ] && ! command -v "$SWIFT" >/dev/null 2>&1; then
-    if [ -x "$root/.build/release/isletd" ] && [ -x "$root/.build/release/isletctl" ]; then
-        say "'$SWIFT' is not on this PATH (sudo resets it): installing the binaries of the last 'make release'"
+    if [ -x "$root/dist/bin/isletd" ] && [ -x "$root/dist/bin/isletctl" ]; then
+        say "'$SWIFT' is not on this PATH (sudo resets it): installing the binaries of the last 'make release' (dist/bin)"
         SKIP_BUILD=1
-        BIN_DIR="${BIN_DIR:-$root/.build/release}"
     else
-        die "'$SWIFT' is not on this PATH (sudo resets it): run 'make release' as yourself first, then 'sudo make install'"
+        die "'$SWIFT' is not on this PATH (sudo resets it) and dist/bin has no release: run 'make release' as yourself first, then 'sudo make install'"
     fi
 fi
 if [ "$SKIP_BUILD" != 1 ]; then
     say "building in release mode (on a Pi this takes a while; see docs/HARDWARE.md)"
-    build=("$SWIFT" build -c release --package-path "$root")
+    build=(env "SWIFT=$SWIFT" "BUILD_FLAGS=${BUILD_FLAGS:-}" bash "$here/release.sh")
     if [ "$DRY_RUN" = 1 ]; then
         printf '+ %s\n' "${build[*]}"
     elif [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
@@ -48,13 +53,16 @@ if [ "$SKIP_BUILD" != 1 ]; then
         "${build[@]}" || die "the release build failed (see above)"
     fi
 fi
-if [ -z "${BIN_DIR:-}" ]; then
-    BIN_DIR="$("$SWIFT" build -c release --package-path "$root" --show-bin-path 2>/dev/null)" \
-        || die "cannot find the release binaries: is the Swift toolchain on PATH?"
-fi
+BIN_DIR="${BIN_DIR:-$root/dist/bin}"
 for b in isletd isletctl; do
     [ -x "$BIN_DIR/$b" ] || [ "$DRY_RUN" = 1 ] || die "$BIN_DIR/$b is missing: the release build did not produce it"
 done
+# Never install what the service cannot start: the loader must find every library in the
+# system's folders (not in a toolchain, not under /home).
+if [ "$DRY_RUN" != 1 ]; then
+    bash "$here/check-binaries.sh" "$BIN_DIR/isletd" "$BIN_DIR/isletctl" \
+        || die "refusing to install $BIN_DIR/isletd and isletctl (see above); nothing was changed"
+fi
 
 # 2. Binaries.
 say "installing isletd and isletctl to $DESTDIR$PREFIX/bin"
@@ -123,6 +131,22 @@ else
 fi
 system install -d -m 0750 -o "$SERVICE_USER" -g "$SERVICE_USER" "$STATEDIR"
 
+# Starts the unit and makes sure it stays up (Type=notify: restart returns once READY, or fails).
+# A unit that cannot start is never left enabled and restarting: show why, disable it, fail.
+start_or_roll_back() {
+    local since
+    since="$(date '+%Y-%m-%d %H:%M:%S')"
+    if systemctl restart "$UNIT" && sleep "${START_SETTLE_SECONDS:-3}" && systemctl is-active --quiet "$UNIT"; then
+        say "$UNIT is running: $(systemctl show -p StatusText --value "$UNIT")"
+        return 0
+    fi
+    printf 'islet: %s did not start. Its journal:\n' "$UNIT" >&2
+    journalctl -u "$UNIT" --since "$since" --no-pager -n 30 >&2 || true
+    systemctl disable --now "$UNIT" >/dev/null 2>&1 || true
+    systemctl reset-failed "$UNIT" >/dev/null 2>&1 || true
+    die "$UNIT failed its first start, so it was stopped and disabled (the files stay installed). Fix the cause above, then: sudo systemctl enable --now $UNIT"
+}
+
 # 7. Apply the device grants now, then start the service.
 if command -v udevadm >/dev/null 2>&1; then
     system udevadm control --reload-rules
@@ -134,7 +158,11 @@ if [ -f "$unit_src" ]; then
         system systemctl daemon-reload
         # restart, not enable --now: after an upgrade the running daemon must pick up the new binary.
         system systemctl enable "$UNIT"
-        system systemctl restart "$UNIT"
+        if [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then
+            system systemctl restart "$UNIT"
+        else
+            start_or_roll_back
+        fi
     else
         say "systemd is not running here: enable the service later with 'systemctl enable --now $UNIT'"
     fi

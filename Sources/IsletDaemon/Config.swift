@@ -52,6 +52,8 @@ public struct DaemonConfig: Sendable {
     public var width: Int = 128
     public var height: Int = 64
     public var onExit: ExitDisplay = .off
+    /// How writes cross the bus; nil (auto): plain I²C when the adapter offers it, else SMBus.
+    public var transport: I2CTransport?
     /// 180 for a panel mounted upside down (the controller mirrors both scans; no run-time cost).
     public var rotation: Rotation = .deg0
     public var expandSeconds: Int = 5
@@ -95,7 +97,7 @@ extension DaemonConfig {
         "daemon": ["socket", "socket_group", "socket_mode", "state_dir", "log_level", "buttons"],
         "display": ["bus", "address", "controller", "size", "rotation", "on_exit", "expand_seconds",
                     "pixel_shift_minutes", "capture", "preview", "column_offset", "display_offset", "multiplex",
-                    "contrast", "test_pattern_seconds"],
+                    "contrast", "test_pattern_seconds", "transport"],
         "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title"],
     ]
 
@@ -162,6 +164,11 @@ extension DaemonConfig {
             default: throw bad("0 or 180 (a panel mounted upside down)")
             }
         case ("display", "on_exit"): onExit = try choice(ExitDisplay.self)
+        case ("display", "transport"):
+            if value == "auto" { transport = nil } else {
+                guard let t = I2CTransport(rawValue: value) else { throw bad("auto, i2c (plain I2C_RDWR writes) or smbus (SMBus I2C-block writes)") }
+                transport = t
+            }
         case ("display", "expand_seconds"): expandSeconds = try int(1...60)
         case ("display", "pixel_shift_minutes"): pixelShiftMinutes = try int(0...1440)
         case ("display", "capture"): capture = value.isEmpty ? nil : try path()

@@ -106,7 +106,7 @@ public final class Daemon {
             } catch { throw DaemonStartError(error.message, status: 73) }
         case .device(let path):
             panel = DriverPanel(device: path, model: model, address: UInt8(config.address), rotation: config.rotation,
-                                contrast: config.contrast)
+                                contrast: config.contrast, transport: config.transport)
         }
         if config.testPatternSeconds > 0 {
             testPatternUntilMs = Posix.bootMilliseconds() + Int64(config.testPatternSeconds) * 1000
@@ -284,7 +284,8 @@ public final class Daemon {
             if new.stateDir != config.stateDir { changed.append("state_dir") }
             if new.bus != config.bus || new.address != config.address || new.controller != config.controller
                 || new.width != config.width || new.height != config.height || new.rotation != config.rotation
-                || new.panelAdjustments != config.panelAdjustments || new.contrast != config.contrast { changed.append("panel") }
+                || new.panelAdjustments != config.panelAdjustments || new.contrast != config.contrast
+                || new.transport != config.transport { changed.append("panel") }
             var kept = new
             // What the running daemon cannot change in place keeps its old value until a restart.
             kept.socketPath = config.socketPath; kept.socketMode = config.socketMode; kept.socketGroup = config.socketGroup
@@ -292,6 +293,7 @@ public final class Daemon {
             kept.controller = config.controller; kept.width = config.width; kept.height = config.height
             kept.rotation = config.rotation
             kept.panelAdjustments = config.panelAdjustments; kept.contrast = config.contrast
+            kept.transport = config.transport
             kept.capture = config.capture; kept.preview = config.preview; kept.mockUnplug = config.mockUnplug
             kept.buttons = config.buttons
             if new.buttonConfig.lines != config.buttonConfig.lines || new.buttonConfig.chip != config.buttonConfig.chip

@@ -52,13 +52,14 @@ public final class DriverPanel: PanelOutput {
         self.openBus = { () throws(I2CError) -> any I2CBus in bus }
     }
 
-    public init(device: String, model: PanelModel, address: UInt8, rotation: Rotation = .deg0, contrast: UInt8? = nil) {
+    public init(device: String, model: PanelModel, address: UInt8, rotation: Rotation = .deg0, contrast: UInt8? = nil,
+                transport: I2CTransport? = nil) {
         self.model = model
         self.address = address
         self.settings = DisplaySettings(rotation: rotation, contrast: contrast)
         self.name = device
         self.mock = nil
-        self.openBus = { () throws(I2CError) -> any I2CBus in try LinuxI2CBus(devicePath: device) }
+        self.openBus = { () throws(I2CError) -> any I2CBus in try LinuxI2CBus(devicePath: device, preferred: transport) }
     }
 
     public func initialize() throws(PanelError) -> Int {

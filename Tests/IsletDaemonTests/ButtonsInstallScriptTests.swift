@@ -72,6 +72,10 @@ private struct Stage {
     @Test func scriptsParse() {
         #expect(sh("bash -n '\(repoRoot)/scripts/install.sh'") == 0)
         #expect(sh("bash -n '\(repoRoot)/scripts/uninstall.sh'") == 0)
+        #expect(sh("bash -n '\(repoRoot)/scripts/check-binaries.sh' && bash -n '\(repoRoot)/scripts/release.sh' && bash -n '\(repoRoot)/scripts/deb.sh'") == 0)
+        for s in ["postinst", "prerm", "postrm"] {
+            #expect(sh("sh -n '\(repoRoot)/packaging/debian/\(s)'") == 0, "\(s)")
+        }
     }
 
     @Test func installPlacesEveryFileAndPrintsTheSystemSteps() throws {
@@ -127,6 +131,33 @@ private struct Stage {
         #expect(s.run("install") == 0)
         #expect(s.run("uninstall") == 0)
         #expect(!exists("\(s.stage)/etc/islet"))
+    }
+
+    /// Issue 10 §1: release binaries that would load the Swift runtime from the toolchain (as a
+    /// plain `swift build` links them) cannot start under the unit's ProtectHome=yes or on a Pi
+    /// without the toolchain. install.sh asks the dynamic loader and refuses them, naming the
+    /// library, before it changes anything. This test bundle's own executable is such a binary.
+    @Test func aBinaryThatLoadsTheToolchainRuntimeIsRefused() throws {
+        guard let s = Stage() else { Issue.record("no temp dir"); return }
+        defer { s.remove() }
+        // Only meaningful where this process really loads libswiftCore from outside /lib, /usr/lib.
+        guard sh("ldd /proc/\(getpid())/exe | grep -q 'libswiftCore.so => /opt\\|libswiftCore.so => /home\\|libswiftCore.so => /usr/local'") == 0 else {
+            print("skipped: this test bundle does not load libswiftCore from a toolchain folder")
+            return
+        }
+        sh("cp /proc/\(getpid())/exe '\(s.dir)/bin/isletd'")
+        #expect(s.run("install") != 0)
+        let log = contents(s.log) ?? ""
+        #expect(log.contains("would load libraries from outside the system's library folders"), "\(log)")
+        #expect(log.contains("libswiftCore.so"), "\(log)")
+        #expect(log.contains("make release"), "\(log)")
+        #expect(!exists("\(s.stage)/opt/islet/bin/isletd"))
+        #expect(!exists("\(s.stage)/etc/systemd/system/isletd.service"))
+    }
+
+    @Test func theLoaderCheckAcceptsBinariesThatLoadOnlySystemLibraries() {
+        #expect(sh("bash '\(repoRoot)/scripts/check-binaries.sh' /bin/ls /usr/bin/env") == 0)
+        #expect(sh("bash '\(repoRoot)/scripts/check-binaries.sh' /nonexistent/isletd 2>/dev/null") != 0)
     }
 
     @Test func aDryRunChangesNothing() throws {

@@ -42,6 +42,21 @@ import Testing
         #expect(m.displayOffset == 127 && m.multiplex == 0x7F)
     }
 
+    /// `transport` forces how writes cross the bus (the system test forces smbus on i2c-stub);
+    /// auto is the default and a name the bus layer does not know is an error with its line.
+    @Test func transportIsAutoI2COrSMBus() throws {
+        #expect(try load("").transport == nil)
+        #expect(try load("transport = smbus\n").transport == .smbusBlock)
+        #expect(try load("transport = i2c\n").transport == .plainI2C)
+        #expect(try load("transport = auto\n").transport == nil)
+        do {
+            _ = try load("transport = spi\n")
+            Issue.record("accepted transport = spi")
+        } catch {
+            #expect(error.origin == "isletd.conf:3" && error.message.contains("auto, i2c"), "\(error)")
+        }
+    }
+
     @Test func testPatternProtocol() throws {
         let r = try ControlRequest.parse(Array(#"{"op":"test_pattern","seconds":10}"#.utf8))
         #expect(r.op == .testPattern && r.patternSeconds == 10)

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Refuses binaries that would load a library from anywhere but the system's library folders:
+# the Swift toolchain's runtime (a RUNPATH into the toolchain), /home (hidden from the service by
+# ProtectHome=yes), or a library the loader cannot find. The dynamic loader decides, not a guess:
+# `ldd` runs it in trace mode, with the environment cleared so LD_LIBRARY_PATH cannot hide a
+# problem the service would meet.
+#
+#   scripts/check-binaries.sh FILE...      exit 0 when every file is fit to install, 1 otherwise
+set -uo pipefail
+
+# The folders Debian's loader searches (ld.so.conf and multiarch); nothing else is acceptable.
+allowed='^(/lib|/lib64|/usr/lib|/usr/lib64|/lib/[a-z0-9_-]+-linux-gnu[a-z]*|/usr/lib/[a-z0-9_-]+-linux-gnu[a-z]*)/[^/]+$'
+status=0
+for bin in "$@"; do
+    if [ ! -f "$bin" ]; then echo "islet: $bin: no such file" >&2; status=1; continue; fi
+    # Scripts and other non-ELF files load nothing themselves.
+    if [ "$(head -c 4 "$bin" | od -An -c | tr -d ' ')" != '177ELF' ]; then continue; fi
+    out="$(env -i PATH=/usr/bin:/bin ldd "$bin" 2>&1)"
+    case "$out" in *"not a dynamic executable"*|*"statically linked"*) continue ;; esac
+    bad=""
+    while IFS= read -r line; do
+        line="${line#"${line%%[![:space:]]*}"}"
+        case "$line" in
+            "") continue ;;
+            *"=> not found"*) bad+="    ${line%% *}: not found by the loader"$'\n' ;;
+            *" => "*)
+                path="${line#* => }"; path="${path%% (*}"
+                real="$(readlink -f "$path" 2>/dev/null || echo "$path")"
+                if ! [[ "$path" =~ $allowed ]] || [[ "$real" == /home/* ]]; then
+                    bad+="    ${line%% *} from $path"$'\n'
+                fi ;;
+            /*)  # the loader itself, e.g. /lib64/ld-linux-x86-64.so.2 (0x…)
+                path="${line%% (*}"
+                [[ "$path" =~ $allowed ]] || bad+="    loader $path"$'\n' ;;
+        esac
+    done <<< "$out"
+    if [ -n "$bad" ]; then
+        status=1
+        {
+            echo "islet: $bin would load libraries from outside the system's library folders:"
+            printf '%s' "$bad"
+            runpath="$(readelf -d "$bin" 2>/dev/null | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p')"
+            [ -n "$runpath" ] && echo "    (its RUNPATH is $runpath)"
+            echo "    The service runs with ProtectHome=yes and without a Swift toolchain: build with"
+            echo "    'make release', which links the Swift runtime statically, and install again."
+        } >&2
+    fi
+done
+exit "$status"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# `make deb`: a Debian package of the release (dist/bin) for this machine's architecture, built
+# with dpkg-deb alone. Depends comes from the binaries' libraries (dpkg-shlibdeps asks the
+# system's shlibs/symbols files) plus the fonts the renderer loads. The maintainer scripts live
+# in packaging/debian/ and use the Debian helpers (deb-systemd-helper, deb-systemd-invoke).
+#
+# Settings (environment): DEB_VERSION=<IsletVersion.string> SKIP_BUILD=1 (use dist/bin as it is)
+# DIST=dist (dist/bin in, the .deb out) DEB_OUT=$DIST (where the .deb goes) SWIFT=swift BUILD_FLAGS=
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+DIST="${DIST:-$root/dist}"
+DEB_OUT="${DEB_OUT:-$DIST}"
+version="${DEB_VERSION:-$(sed -n 's/.*static let string = "\(.*\)"/\1/p' "$root/Sources/IsletDaemon/IsletDaemon.swift")}"
+arch="$(dpkg --print-architecture)"
+pkg="islet_${version}_${arch}"
+# useradd/groupadd (postinst) come from passwd, which is not Essential. The renderer cannot draw
+# a frame without Terminus and Unifont (packaging/debian/lintian-overrides says why Depends).
+extra="passwd, xfonts-terminus, xfonts-unifont"
+
+die() { printf 'islet: %s\n' "$*" >&2; exit 1; }
+[[ "$version" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || die "DEB_VERSION '$version' is not a Debian version"
+for tool in dpkg-deb dpkg-shlibdeps; do
+    command -v "$tool" >/dev/null || die "$tool is missing: sudo apt-get install dpkg-dev"
+done
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then bash "$here/release.sh"; fi
+bash "$here/check-binaries.sh" "$DIST/bin/isletd" "$DIST/bin/isletctl" || die "dist/bin is not a release: run make release"
+
+stage="$(mktemp -d "${TMPDIR:-/tmp}/islet-deb.XXXXXX")"
+trap 'rm -rf "$stage"' EXIT
+tree="$stage/$pkg"
+d() { install -d -m 0755 "$tree/$1"; }
+d DEBIAN; d usr/bin; d lib/systemd/system; d etc/islet; d lib/udev/rules.d; d usr/lib/modules-load.d
+d usr/share/doc/islet; d usr/share/lintian/overrides; d usr/share/man/man1; d usr/share/man/man8
+
+install -m 0755 "$DIST/bin/isletd" "$DIST/bin/isletctl" "$tree/usr/bin/"
+sed 's|/usr/local/bin/|/usr/bin/|g; s|Installed by `sudo make install` (scripts/install.sh)|Installed by the islet package|' \
+    "$root/systemd/isletd.service" > "$tree/lib/systemd/system/isletd.service"
+chmod 0644 "$tree/lib/systemd/system/isletd.service"
+# The config is the package's conffile: dpkg keeps a user's edits across upgrades and asks.
+install -m 0644 "$root/isletd.conf.example" "$tree/etc/islet/isletd.conf"
+install -m 0644 "$root/Hardware/udev/60-islet-gpio.rules" "$tree/lib/udev/rules.d/60-islet-gpio.rules"
+printf '# Islet: /dev/i2c-N for the panel\ni2c-dev\n' > "$tree/usr/lib/modules-load.d/islet-i2c.conf"
+chmod 0644 "$tree/usr/lib/modules-load.d/islet-i2c.conf"
+install -m 0644 "$root/packaging/debian/copyright" "$tree/usr/share/doc/islet/copyright"
+gzip -9n < "$root/packaging/man/isletctl.1" > "$tree/usr/share/man/man1/isletctl.1.gz"
+gzip -9n < "$root/packaging/man/isletd.8" > "$tree/usr/share/man/man8/isletd.8.gz"
+chmod 0644 "$tree/usr/share/man/man1/isletctl.1.gz" "$tree/usr/share/man/man8/isletd.8.gz"
+install -m 0644 "$root/packaging/debian/lintian-overrides" "$tree/usr/share/lintian/overrides/islet"
+{
+    printf 'islet (%s) unstable; urgency=medium\n\n' "$version"
+    printf '  * Release %s, built from %s.\n\n' "$version" "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo 'a source tree')"
+    printf ' -- Islet developers <islet@users.noreply.github.com>  %s\n' "$(date -R -d "@${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)}")"
+} | gzip -9n > "$tree/usr/share/doc/islet/changelog.gz"
+chmod 0644 "$tree/usr/share/doc/islet/changelog.gz"
+
+for s in postinst prerm postrm; do
+    install -m 0755 "$root/packaging/debian/$s" "$tree/DEBIAN/$s"
+done
+echo /etc/islet/isletd.conf > "$tree/DEBIAN/conffiles"
+
+# dpkg-shlibdeps wants a source package's layout to run in: give it a minimal one.
+mkdir -p "$stage/src/debian"
+printf 'Source: islet\n\nPackage: islet\nArchitecture: any\n' > "$stage/src/debian/control"
+shlibs="$(cd "$stage/src" && dpkg-shlibdeps -O "$tree/usr/bin/isletd" "$tree/usr/bin/isletctl" 2>"$stage/shlibdeps.err")" \
+    || { cat "$stage/shlibdeps.err" >&2; die "dpkg-shlibdeps could not work out the libraries' packages"; }
+depends="${shlibs#shlibs:Depends=}"
+[ -n "$depends" ] || die "dpkg-shlibdeps found no libraries: is dist/bin a dynamic executable?"
+
+size_kb="$(du -sk --exclude=DEBIAN "$tree" | cut -f1)"
+cat > "$tree/DEBIAN/control" <<CONTROL
+Package: islet
+Version: $version
+Architecture: $arch
+Maintainer: Islet developers <islet@users.noreply.github.com>
+Installed-Size: $size_kb
+Depends: $depends, $extra
+Section: misc
+Priority: optional
+Homepage: https://github.com/islet/islet
+Description: meditation timer on an I2C OLED pill display
+ Islet runs a meditation timer as a Live-Activity-style state machine (idle,
+ running, paused, cycle end, complete) and shows it on a small SSD1306, SSD1309,
+ SH1106 or SH1107 OLED panel on the I2C bus of a Raspberry Pi. GPIO buttons read
+ through libgpiod pause, resume and reset it; isletctl controls it from a shell.
+ .
+ The isletd service runs as the islet system user, a member of the i2c and gpio
+ groups; members of the islet group may use isletctl.
+CONTROL
+(cd "$tree" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) > "$tree/DEBIAN/md5sums"
+chmod 0644 "$tree/DEBIAN/md5sums" "$tree/DEBIAN/control" "$tree/DEBIAN/conffiles"
+
+mkdir -p "$DEB_OUT"
+dpkg-deb --root-owner-group -Zxz --build "$tree" "$DEB_OUT/$pkg.deb" >/dev/null
+printf 'islet: %s: %s bytes; Depends: %s, %s\n' "${DEB_OUT#"$root/"}/$pkg.deb" "$(stat -c %s "$DEB_OUT/$pkg.deb")" "$depends" "$extra"

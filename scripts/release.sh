@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `make release`: the binaries a user installs. The Swift runtime is linked in
+# (--static-swift-stdlib), so they need only Debian's libraries at run time, never the toolchain
+# (which the service could not see anyway: ProtectHome=yes hides a swiftly install under /home).
+# Stripped copies land in dist/bin/; the loader check (scripts/check-binaries.sh) must pass.
+#
+# Settings (environment): SWIFT=swift BUILD_FLAGS= DIST=dist
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+SWIFT="${SWIFT:-swift}"
+DIST="${DIST:-$root/dist}"
+# shellcheck disable=SC2206  # BUILD_FLAGS is a list of words by design
+# Full RELRO (-z now): the GOT is read-only after start-up, as Debian's hardening flags make it.
+flags=(-c release --static-swift-stdlib -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
+       --package-path "$root" ${BUILD_FLAGS:-})
+
+"$SWIFT" build "${flags[@]}"
+bin="$("$SWIFT" build "${flags[@]}" --show-bin-path)"
+mkdir -p "$DIST/bin"
+for b in isletd isletctl; do
+    # Copy, then strip the copy: .build keeps its symbols for benchmarks and backtraces.
+    install -m 0755 "$bin/$b" "$DIST/bin/$b.tmp"
+    strip --strip-unneeded "$DIST/bin/$b.tmp"
+    mv -f "$DIST/bin/$b.tmp" "$DIST/bin/$b"
+done
+bash "$here/check-binaries.sh" "$DIST/bin/isletd" "$DIST/bin/isletctl"
+for b in isletd isletctl; do
+    printf 'islet: %s/bin/%s: %s bytes (stripped; Swift runtime linked in)\n' \
+        "${DIST#"$root/"}" "$b" "$(stat -c %s "$DIST/bin/$b")"
+done
