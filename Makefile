@@ -15,7 +15,7 @@ BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv
 BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps bench-deps deb-deps toolchain build release deb test test-system demo bench bench-compare gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps toolchain build release deb deb-trixie test test-system demo bench bench-compare gallery install uninstall clean
 
 all: build
 
@@ -67,6 +67,13 @@ deb-deps: deps
 
 deb: deb-deps release
 	SKIP_BUILD=1 bash scripts/deb.sh
+
+# The release and package for another Debian release, built in a root made with mmdebstrap with
+# this machine's toolchain: `make deb-trixie` for Raspberry Pi OS / Debian 13 (libgpiod 2.x), into
+# dist/trixie/. Needs root (sudo) and Debian's repository.
+deb-%: deb-deps
+	$(call apt_ensure,mmdebstrap)
+	bash scripts/build-in-root.sh $*
 
 test: build
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
