@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "isletctl", dependencies: ["IsletDaemon"], swiftSettings: strict),
         .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon"], swiftSettings: strict),
         // `make gallery`: writes the contact sheets of docs/gallery.
-        .executableTarget(name: "islet-gallery", dependencies: ["IsletRender"], swiftSettings: strict),
+        .executableTarget(name: "islet-gallery", dependencies: ["IsletRender", "IsletDisplay"], swiftSettings: strict),
 
         // Shared by the test targets only: the seeded generator and fuzz settings.
         .target(name: "IsletTestSupport", path: "Tests/IsletTestSupport", swiftSettings: strict),

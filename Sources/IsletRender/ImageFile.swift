@@ -101,6 +101,28 @@ public enum ImageFile {
         }
     }
 
+    /// 8-bit RGB pixels, row by row (`width * height * 3` bytes): the gallery's photo-like pictures.
+    public static func writeRGBPNG(_ rgb: [UInt8], width: Int, height: Int, to path: String) throws(WriteError) {
+        guard width > 0, height > 0, rgb.count == width * height * 3 else {
+            throw .cannotWrite(path: path, reason: "\(rgb.count) bytes are not a \(width)x\(height) RGB image")
+        }
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = UInt32(PNG_FORMAT_RGB)
+        let ok = rgb.withUnsafeBytes { buf in
+            png_image_write_to_file(&image, path, 0, buf.baseAddress, Int32(width * 3), nil)
+        }
+        if ok == 0 {
+            let reason = withUnsafeBytes(of: image.message) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            png_image_free(&image)
+            throw .cannotWrite(path: path, reason: reason.isEmpty ? String(cString: strerror(errno)) : reason)
+        }
+    }
+
     private static func writeBytes(_ bytes: [UInt8], to path: String) throws(WriteError) {
         guard let f = fopen(path, "wb") else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
         let n = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }

@@ -3,6 +3,7 @@
 // benchmarks measure properly). TICKS (default 100,000) lets an outside allocation counter compare
 // 1 tick with many: a steady-state tick must add no allocation.
 import IsletCore
+import IsletDisplay
 import IsletRender
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,7 @@ do {
     } else {
         let directory = args.count > 1 ? args[1] : "docs/gallery"
         for path in try Gallery.writeAll(to: directory, renderer: renderer) { print("wrote \(path)") }
+        print("wrote \(try Troubleshooting.write(to: directory, renderer: renderer))")
     }
 } catch {
     print("islet-gallery: \(error)")

@@ -61,6 +61,40 @@ import IsletRender
             if model.controller.kind == .sh1107, model.width == 64, what == "multiplex -1" { continue }
             let (image, problems) = try shown(v, on: module)
             #expect(image != pattern(model.width, model.height) || !problems.isEmpty, "\(model): \(what) not caught")
+            // A wrong DAh is modelled pad by pad, so it must show on the glass, not only in a report.
+            if what == "COM pins" { #expect(image != pattern(model.width, model.height), "\(model): wrong COM pins look right") }
+        }
+    }
+
+    /// SSD1306 Table 10-3 (p. 40–42), read row by row: a 128×64 module is wired for the
+    /// alternative configuration (12h: pad COMk carries row 2k, pad COM(32+k) row 2k+1). Sent 02h
+    /// (sequential: pad COMk carries row k), glass line 2k shows picture row k and line 2k+1 shows
+    /// row 32+k. A 128×32 module is wired for 02h with glass line l on pad COM(31−l) (it needs
+    /// C8h to be upright, so C8h maps scan index c to row 31−c); sent 12h, pad p < 16 carries scan
+    /// index 2p, so line l ≥ 16 shows row 31−2(31−l) = 2l−31, and lines 0–15 (pads 16–31, which
+    /// carry scan index 32 and up, beyond the 32-line multiplex) stay dark.
+    @Test func aWrongCOMPinsValueInterleavesAsTheDatasheetTableSays() throws {
+        var m64 = try #require(PanelModel.find(.ssd1306, width: 128, height: 64))
+        let module64 = try #require(PanelModule.common(.ssd1306, width: 128, height: 64))
+        #expect(m64.comPins == 0x12)
+        m64.comPins = 0x02
+        let sent = pattern(128, 64)
+        let (glass64, _) = try shown(m64, on: module64)
+        for k in 0..<32 {
+            for x in 0..<128 {
+                #expect(glass64[x, 2 * k] == sent[x, k], "line \(2 * k) column \(x)")
+                #expect(glass64[x, 2 * k + 1] == sent[x, 32 + k], "line \(2 * k + 1) column \(x)")
+            }
+        }
+        var m32 = try #require(PanelModel.find(.ssd1306, width: 128, height: 32))
+        let module32 = try #require(PanelModule.common(.ssd1306, width: 128, height: 32))
+        #expect(m32.comPins == 0x02)
+        m32.comPins = 0x12
+        let sent32 = pattern(128, 32)
+        let (glass32, _) = try shown(m32, on: module32)
+        for x in 0..<128 {
+            for l in 16..<32 { #expect(glass32[x, l] == sent32[x, 2 * l - 31], "line \(l) column \(x)") }
+            for l in 0..<16 { #expect(!glass32[x, l], "line \(l) column \(x) should be dark") }
         }
     }
 
