@@ -138,6 +138,7 @@ public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
         case notApplicable = "not_applicable"
         case invalidAttributes = "invalid_attributes"
         case startInProgress = "start_in_progress"
+        case tooManyActivities = "too_many_activities"
         case cancelled = "cancelled"
         case storeFailed = "store_failed"
     }

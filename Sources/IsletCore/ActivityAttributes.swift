@@ -38,13 +38,21 @@ public struct ActivityAttributes: Hashable, Sendable {
     }
 
     public static let maxTitleLength = 64
+    public static let maxTimerIDLength = 64
+    public static let timerIDRule = "1 to 64 characters of A-Z, a-z, 0-9, '.', '-' or '_'"
+
+    /// 1–64 bytes of `[A-Za-z0-9._-]`: safe in a file, a log line and a shell.
+    public static func isValidTimerID(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count <= maxTimerIDLength && s.utf8.allSatisfy { b in
+            (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || (0x30...0x39).contains(b)
+                || b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
+        }
+    }
 
     /// Checks the attributes a client may send; the rejection names the field and the rule.
     public func validated() throws(Rejection) -> ActivityAttributes {
         func bad(_ m: String) -> Rejection { Rejection(.invalidAttributes, m) }
-        guard !timerID.isEmpty, timerID.count <= 32,
-              timerID.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
-        else { throw bad("timer id must be 1 to 32 characters of a-z, 0-9, '-' or '_' (got \"\(timerID)\")") }
+        guard Self.isValidTimerID(timerID) else { throw bad("timer id must be \(Self.timerIDRule) (got \"\(timerID.prefix(80))\")") }
         if case .countdown(let cycle, let cycles) = kind {
             guard cycle >= .seconds(1), cycle <= .seconds(24 * 3600) else {
                 throw bad("cycle length must be 1 s to 24 h (got \(cycle.jsonSeconds) s)")
@@ -61,7 +69,7 @@ public struct ActivityAttributes: Hashable, Sendable {
               language.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "-" || $0 == "_" }) else {
             throw bad("language must be a code such as en, pt, zh-Hans (got \"\(language)\")")
         }
-        if let title, title.count > Self.maxTitleLength { throw bad("title is longer than \(Self.maxTitleLength) characters") }
+        if let title, title.count > Self.maxTitleLength { throw bad("title is longer than \(Self.maxTitleLength) characters (got \(title.count))") }
         return self
     }
 }

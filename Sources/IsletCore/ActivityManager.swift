@@ -93,26 +93,34 @@ public actor ActivityManager {
 
     private func performStart(_ attributes: ActivityAttributes, now: Instant) async throws -> Activity {
         let id = attributes.timerID
-        // 1. End any prior activity of this timer (immediate dismissal) and persist that.
-        if activities.contains(where: { $0.timerID == id }) {
-            activities.removeAll { $0.timerID == id }
-            try await store.save(activities)
+        // The prior activity of this timer ends (immediate dismissal) and the new one begins in
+        // ONE saved state: a crash between two writes must never leave a state no one asked for
+        // (the timer gone). After a crash the file holds the state before or after, nothing else.
+        let prior = activities.firstIndex { $0.timerID == id }.map { ($0, activities[$0]) }
+        if prior == nil, activities.count >= Self.maximumActivities {
+            throw Rejection(.tooManyActivities, "at most \(Self.maximumActivities) activities at once; end one (isletctl end --timer ID) or reuse a timer id")
         }
-        try Task.checkCancellation()
-        // 2. Create the new activity and persist it; on failure or cancellation, leave no orphan.
         let t = try TimerMachine.transition(.start(attributes), from: nil, now: now)
         guard let new = t.activity else { throw Rejection(.invalidAttributes, "start produced no activity") }
+        activities.removeAll { $0.timerID == id }
         activities.append(new)
         do {
             try await store.save(activities)
             try Task.checkCancellation()
         } catch {
+            // Back to the state before the request: no orphan, and the replaced activity returns.
             activities.removeAll { $0.timerID == id }
+            if let (index, old) = prior { activities.insert(old, at: min(index, activities.count)) }
             try? await store.save(activities)
             throw error
         }
         return new
     }
+
+    /// Activities at once (timers with an activity, ended ones still showing included): with this
+    /// bound and the attributes' own (64-byte ids, 64-character titles) the state file stays far
+    /// below its size limit, so no flood of starts can push the real timers out of it.
+    public static let maximumActivities = 16
 
     // MARK: update
 

@@ -1,3 +1,4 @@
+import Glibc
 import IsletCore
 import IsletDisplay
 
@@ -211,7 +212,10 @@ extension DaemonConfig {
         var section: String?
         var seen = Set<String>()
         var lineNumber = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // A UTF-8 byte-order mark (Windows editors write one) is not part of the first line.
+        let body = text.unicodeScalars.first == "\u{FEFF}" ? Substring(text.unicodeScalars.dropFirst()) : Substring(text)
+        // Lines end with LF or CRLF; Swift reads "\r\n" as one Character, so both are separators.
+        for raw in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let origin = "\(file):\(lineNumber)"
             var line = Substring(raw)
@@ -221,6 +225,7 @@ extension DaemonConfig {
                 if line[i] == "\"" { quoted.toggle() }
                 else if line[i] == "#", !quoted { line = line[..<i]; break }
             }
+            if quoted { throw ConfigError(origin, "a quoted value has no closing \"") }
             let trimmed = line.trimmingSpaces
             if trimmed.isEmpty { continue }
             if trimmed.hasPrefix("[") {
@@ -240,7 +245,14 @@ extension DaemonConfig {
             }
             let key = String(trimmed[..<eq]).trimmingSpaces
             var value = String(trimmed[trimmed.index(after: eq)...]).trimmingSpaces
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if value.contains("\"") {
+                // Quotes keep spaces and "#" in a value; they wrap the whole value or nothing.
+                guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\""),
+                      !value.dropFirst().dropLast().contains("\"") else {
+                    throw ConfigError(origin, "\(key.isEmpty ? "the value" : key): quotes must wrap the whole value, as in \(key.isEmpty ? "key" : key) = \"a value\" (got \(value))")
+                }
+                value = String(value.dropFirst().dropLast())
+            }
             guard let section else {
                 throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons] or [chime]")
             }
@@ -251,14 +263,24 @@ extension DaemonConfig {
             try c.set(section: section, key: key, value: value, origin: origin)
         }
         do { try c.buttonConfig.validate() }
-        catch { throw ConfigError(file, "[buttons]/[chime]: \(error)") }
+        catch {
+            // The line of the key at fault, when the file set it ("[chime] line" names the chime's).
+            let key = error.key == "[chime] line" ? "chime.line" : "buttons.\(error.key)"
+            throw ConfigError(c.origins[key] ?? c.origins["chime.\(error.key)"] ?? file, "[buttons]/[chime]: \(error)")
+        }
         return c
     }
 
     /// Checks what needs several keys together (after the file and the flags).
     public func validated(origin: String) throws(ConfigError) -> DaemonConfig {
         if capture != nil, bus != .mock {
-            throw ConfigError(origin, "display.capture records the mock bus only; set bus = mock or remove capture")
+            throw ConfigError(origins["display.capture"] ?? origin, "display.capture records the mock bus only; set bus = mock or remove capture")
+        }
+        // What the file alone decides is checked here, so --check-config catches it and a start
+        // fails with 78 (no restart loop) instead of 69 at the socket.
+        if let group = socketGroup, getgrnam(group) == nil {
+            throw ConfigError(origins["daemon.socket_group"] ?? origin,
+                              "daemon.socket_group = \"\(group)\": no such group on this system (getent group \(group) finds none); create it (groupadd --system \(group)) or leave socket_group empty for the daemon's own group")
         }
         _ = try panelModel(origin: origin)
         return self

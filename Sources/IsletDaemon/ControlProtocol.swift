@@ -95,8 +95,8 @@ public struct ControlRequest: Hashable, Sendable {
     /// Parses one line (without its newline).
     public static func parse(_ line: [UInt8]) throws(ProtocolError) -> ControlRequest {
         let value: JSONValue
-        do { value = try JSONDecoder().decode(JSONValue.self, from: Data(line)) }
-        catch { throw ProtocolError("invalid_json", "the line is not valid JSON; send one JSON object per line") }
+        do { value = try StrictJSON.parse(line) }
+        catch { throw ProtocolError("invalid_json", "the line is not valid JSON (\(error)); send one JSON object per line") }
         guard case .object(let o) = value else {
             throw ProtocolError("invalid_request", "a request is a JSON object such as {\"op\":\"status\"}, not \(value.typeName)")
         }
@@ -124,6 +124,7 @@ public struct ControlRequest: Hashable, Sendable {
             switch o[k] {
             case nil, .null?: return nil
             case .number(let d)? where d.isFinite: return d
+            case .number(let d)?: throw ProtocolError("invalid_field", "\"\(k)\" is out of range (got \(d))")
             case let v?: throw ProtocolError("invalid_field", "\"\(k)\" must be a number, not \(v.typeName)")
             }
         }
@@ -135,7 +136,8 @@ public struct ControlRequest: Hashable, Sendable {
         }
         func integer(_ k: String) throws(ProtocolError) -> Int? {
             guard let d = try number(k) else { return nil }
-            guard d == d.rounded(), abs(d) < 1e9 else { throw ProtocolError("invalid_field", "\"\(k)\" must be a whole number") }
+            guard d == d.rounded() else { throw ProtocolError("invalid_field", "\"\(k)\" must be a whole number") }
+            guard abs(d) < 1e9 else { throw ProtocolError("invalid_field", "\"\(k)\" is out of range (got \(DaemonConfig.plain(d)))") }
             return Int(d)
         }
 

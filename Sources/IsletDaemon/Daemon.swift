@@ -513,6 +513,8 @@ public final class Daemon {
         switch req.op {
         case .status:
             var r = snapshot(now: now)
+            // `timer` narrows the answer to that timer (none when it has no activity).
+            if let t = req.timer { r.activities = r.activities?.filter { $0.activity.timerID == t } }
             r.status = daemonStatus()
             return r
         case .watch:

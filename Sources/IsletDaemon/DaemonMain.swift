@@ -58,8 +58,10 @@ public struct DaemonCommandLine: Sendable {
                 // Test seam: START:LENGTH in seconds after start-up, the mock bus fails meanwhile.
                 let s = try v()
                 let parts = s.split(separator: ":")
-                guard parts.count == 2, let st = Double(parts[0]), let ln = Double(parts[1]), st >= 0, ln > 0 else {
-                    throw ConfigError(a, "expects START:LENGTH in seconds, e.g. 1.5:3")
+                // Bounded so the milliseconds always fit an Int64 (1e308 used to trap).
+                guard parts.count == 2, let st = Double(parts[0]), let ln = Double(parts[1]),
+                      st.isFinite, ln.isFinite, (0...86_400).contains(st), ln > 0, ln <= 86_400 else {
+                    throw ConfigError(a, "expects START:LENGTH in seconds, each from 0 to 86400 (a day), e.g. 1.5:3")
                 }
                 cl.mockUnplug = (Int64(st * 1000), Int64(ln * 1000))
             default:
@@ -81,7 +83,13 @@ public struct DaemonCommandLine: Sendable {
             switch FileIO.read(path) {
             case .success(let bytes):
                 guard let text = String(validating: bytes, as: UTF8.self) else {
-                    throw ConfigError(path, "is not UTF-8 text")
+                    // Name the first line that is not UTF-8, so the fix is one look away.
+                    var line = 1
+                    for chunk in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+                        if String(validating: chunk, as: UTF8.self) == nil { break }
+                        line += 1
+                    }
+                    throw ConfigError("\(path):\(line)", "is not UTF-8 text (save the file as UTF-8)")
                 }
                 c = try c.parsing(text, file: path)
             case .failure(let e):

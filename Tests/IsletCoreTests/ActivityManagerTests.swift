@@ -75,10 +75,9 @@ actor HeldStore: ActivityStore {
     #expect(await manager.startsInFlight.isEmpty)
 }
 
-@Test(arguments: [0, 1])
-func aStartCancelledAtEachSuspensionPointLeavesNoOrphanAndTheGateOpen(_ point: Int) async throws {
-    // With a prior activity, start suspends twice: saving the ended prior (0), saving the new one (1).
-    let store = HeldStore(holdCall: point + 1)   // call 0 is the prior activity's own start
+@Test func aReplacingStartCancelledAtItsSuspensionPointRestoresThePriorAndOpensTheGate() async throws {
+    // A replacing start suspends once: the one save of "prior ended, replacement started".
+    let store = HeldStore(holdCall: 1)   // call 0 is the prior activity's own start
     let manager = ActivityManager(store: store)
     let first = try await manager.start(ActivityAttributes(kind: .countdown(cycle: .seconds(60), cycles: 1)), now: t0)
     let replacement = ActivityAttributes(kind: .countdown(cycle: .seconds(900), cycles: 2))
@@ -89,14 +88,80 @@ func aStartCancelledAtEachSuspensionPointLeavesNoOrphanAndTheGateOpen(_ point: I
     await store.releaseAll()
     let outcome = await task.result
     #expect(throws: Rejection(.cancelled, "the start of timer \"meditation\" was cancelled")) { try outcome.get() }
-    // No orphan: the replacement exists neither in memory nor in the last saved snapshot.
+    // No orphan, and nothing lost: the state is the one before the request, in memory and on disk.
     let live = await manager.activities
-    #expect(!live.contains { $0.attributes == replacement })
-    #expect(!live.contains { $0 == first })   // the prior was ended first, as the design says
+    #expect(live == [first])
     #expect(await store.saved.last == live)
     // The gate is open: the next start goes through.
     let again = try await manager.start(replacement, now: at(6))
     #expect(await manager.activities == [again])
+}
+
+/// Issue 13 §1: a replacing start reached the disk in two writes (without the old activity, then
+/// with the new one); a crash between them lost the timer. Every save the store sees must be a
+/// state a user asked for: before the request or after it.
+@Test func aReplacingStartIsOneSaveOfTheStateAfterIt() async throws {
+    let store = HeldStore()
+    let manager = ActivityManager(store: store)
+    let other = try await manager.start(stopwatch, now: t0)
+    let first = try await manager.start(threeCycles, now: at(1))
+    let before = await store.saved.count
+    let second = try await manager.start(threeCycles, now: at(10))
+    let saves = Array(await store.saved.dropFirst(before))
+    #expect(saves.count == 1, "a replacing start writes once, not \(saves.count) times")
+    #expect(saves.first == [other, second])
+    #expect(!(saves.first ?? []).contains(first))
+}
+
+@Test func aReplacingStartWhoseStoreFailsKeepsThePrior() async throws {
+    let store = HeldStore()
+    let manager = ActivityManager(store: store)
+    let first = try await manager.start(threeCycles, now: t0)
+    await store.setFailing(true)
+    await #expect(throws: Rejection.self) { try await manager.start(threeCycles, now: at(5)) }
+    #expect(await manager.activities == [first], "a failed replace changes nothing")
+}
+
+/// Issue 13 §1: no limit let thousands of timer ids grow every response and the state file until
+/// the real timers were lost. At most 16 at once; a start over the bound changes nothing; a
+/// replacing start is always allowed.
+@Test func atMostSixteenActivitiesAndAStartOverTheBoundChangesNothing() async throws {
+    let store = HeldStore()
+    let manager = ActivityManager(store: store)
+    #expect(ActivityManager.maximumActivities == 16)
+    for i in 0..<16 {
+        _ = try await manager.start(ActivityAttributes(timerID: "t\(i)", kind: .stopwatch), now: at(Double(i)))
+    }
+    let saves = await store.saved.count
+    let full = await manager.activities
+    await #expect(throws: Rejection.self) {
+        try await manager.start(ActivityAttributes(timerID: "t16", kind: .stopwatch), now: at(20))
+    }
+    do throws(Rejection) {
+        _ = try await manager.start(ActivityAttributes(timerID: "t17", kind: .stopwatch), now: at(21))
+    } catch { #expect(error.code == .tooManyActivities && error.message.contains("16")) }
+    #expect(await manager.activities == full)
+    #expect(await store.saved.count == saves, "a refused start writes nothing")
+    // Replacing one of the sixteen is fine.
+    let replaced = try await manager.start(ActivityAttributes(timerID: "t3", kind: .countdown(cycle: .seconds(60), cycles: 1)), now: at(22))
+    let after = await manager.activities
+    #expect(after.count == 16 && after.last == replaced)
+}
+
+/// The attribute bounds at their edges: a 64-byte timer id and a 64-character title pass, one
+/// more does not; ids are `[A-Za-z0-9._-]`.
+@Test func timerIdAndTitleBoundsAtTheirEdges() {
+    func ok(_ a: ActivityAttributes) -> Bool { (try? a.validated()) != nil }
+    let id64 = String(repeating: "a", count: 63) + "Z"
+    #expect(ok(ActivityAttributes(timerID: id64, kind: .stopwatch)))
+    #expect(!ok(ActivityAttributes(timerID: id64 + "b", kind: .stopwatch)))
+    #expect(ok(ActivityAttributes(timerID: "Morning.sit-2_b", kind: .stopwatch)))
+    for bad in ["", "a b", "a/b", "é", "a\u{0}", "../x"] {
+        #expect(!ok(ActivityAttributes(timerID: bad, kind: .stopwatch)), "\(bad) accepted")
+    }
+    let title64 = String(repeating: "é", count: 64)
+    #expect(ok(ActivityAttributes(kind: .stopwatch, title: title64)))
+    #expect(!ok(ActivityAttributes(kind: .stopwatch, title: title64 + "x")))
 }
 
 @Test func aStartWhoseStoreThrowsLeavesTheGateOpen() async throws {

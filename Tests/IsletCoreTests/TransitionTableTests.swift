@@ -132,7 +132,7 @@ func transitionTable(_ state: Fixture, _ name: IntentName) throws {
         try TimerMachine.apply(.start(bad), to: nil, now: t0)
     } throws: { ($0 as? Rejection)?.code == .invalidAttributes && "\($0)".contains("cycle length") }
     let badID = ActivityAttributes(timerID: "Bad Id!", kind: .stopwatch)
-    #expect(throws: Rejection(.invalidAttributes, "timer id must be 1 to 32 characters of a-z, 0-9, '-' or '_' (got \"Bad Id!\")")) {
+    #expect(throws: Rejection(.invalidAttributes, "timer id must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '-' or '_' (got \"Bad Id!\")")) {
         try TimerMachine.apply(.start(badID), to: nil, now: t0)
     }
 }

@@ -1,4 +1,5 @@
 import IsletLinux
+import IsletCore
 
 /// A rejected `key = value` of the config, before the daemon's parser adds file:line.
 /// The message says what was wrong and lists what is accepted.
@@ -140,8 +141,8 @@ public struct ButtonConfig: Hashable, Sendable {
                 var timer: String?
                 if pieces.count == 2 {
                     let t = String(pieces[1]).configTrimmed
-                    guard Self.isName(t) else {
-                        throw bad("a timer id is 1 to 32 characters of a-z, 0-9, '-' or '_'", ["\(action)@meditation"])
+                    guard ActivityAttributes.isValidTimerID(t) else {
+                        throw bad("a timer id is \(ActivityAttributes.timerIDRule)", ["\(action)@meditation"])
                     }
                     timer = t
                 }
