@@ -104,6 +104,7 @@ bench-compare: bench-deps release
 	./.build/release/islet-bench export --frames $(BENCH_DIR)/frames.bin --json $(BENCH_DIR)/islet-side.json
 	@if why=$$(bench/ensure_venv.sh $(BENCH_VENV)); then \
 	  $(BENCH_VENV)/bin/python bench/luma_compare.py --ours $(BENCH_DIR)/islet-side.json --out bench-compare.json; \
+	  $(BENCH_VENV)/bin/python bench/luma_init_compare.py --isletd dist/bin/isletd --out $(BENCH_DIR)/luma-init-compare.json; \
 	else \
 	  echo "bench-compare: skipping the luma.oled side: $$why"; \
 	  python3 bench/luma_compare.py --ours $(BENCH_DIR)/islet-side.json --out bench-compare.json --no-luma "$$why"; \
