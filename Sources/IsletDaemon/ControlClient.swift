@@ -30,11 +30,14 @@ public struct ClientResponse: Decodable, Sendable {
 public enum ClientError: Error, CustomStringConvertible {
     case unavailable(String)
     case protocolViolation(String)
+    /// The daemon accepted the connection but did not answer in time (stopped, or stuck).
+    case timedOut(String)
 
     public var description: String {
         switch self {
         case .unavailable(let m): m
         case .protocolViolation(let m): m
+        case .timedOut(let m): m
         }
     }
 }
@@ -54,8 +57,12 @@ public final class ControlClient {
             let e = Errno.current
             close(fd)
             if e.code == EACCES {
-                // The service's socket is mode 0660 for the islet group (README, "The service").
-                throw .unavailable("permission denied on \(path): the socket is for its group (the service's is islet); join it with sudo usermod -aG islet $USER, then log in again")
+                // The socket is for its group (the service's is islet, README "The service"): name
+                // the group the socket really has, which socket_group may have changed.
+                var st = stat()
+                let group = stat(path, &st) == 0 ? getgrgid(st.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
+                let g = group ?? "islet"
+                throw .unavailable("permission denied on \(path): the socket is for the \(g) group; join it with sudo usermod -aG \(g) $USER, then log in again")
             }
             throw .unavailable("no daemon answers on \(path) (\(e)); is isletd running? (--socket or $ISLET_SOCKET choose another socket)")
         }
@@ -95,10 +102,19 @@ public final class ControlClient {
         catch { throw .protocolViolation("the daemon sent an answer this isletctl does not understand: \(error)") }
     }
 
-    /// One request, one answer.
-    public func request(_ r: ControlRequest) throws(ClientError) -> (raw: [UInt8], response: ClientResponse) {
-        try send(r.encodedLine())
-        guard let line = try readLine() else { throw .unavailable("no answer") }
+    /// How long a request waits for its answer (`watch` streams without one).
+    public static let answerTimeoutMs: Int32 = 10_000
+
+    /// One request, one answer. A daemon that refuses the connection (too many clients) says
+    /// why and closes it, so the write can fail: its reason is read and returned all the same.
+    public func request(_ r: ControlRequest, timeoutMs: Int32 = ControlClient.answerTimeoutMs) throws(ClientError) -> (raw: [UInt8], response: ClientResponse) {
+        do { try send(r.encodedLine()) } catch {
+            if let line = try? readLine(timeoutMs: 1000), let answer = try? Self.decode(line) { return (line, answer) }
+            throw error
+        }
+        guard let line = try readLine(timeoutMs: timeoutMs) else {
+            throw .timedOut("the daemon accepted the connection but did not answer within \(timeoutMs / 1000) s (is isletd stopped or stuck? systemctl status isletd)")
+        }
         return (line, try Self.decode(line))
     }
 }

@@ -54,7 +54,14 @@ final class ControlServer {
         if ControlServer.answers(path) {
             throw SystemError("another isletd already serves \(path)", Errno(EADDRINUSE))
         }
-        unlink(path)
+        // Only ever remove a stale socket: a mistyped --socket must not delete someone's file.
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+                throw SystemError("\(path) exists and is not a socket: refusing to replace it; choose another --socket or socket path", Errno(EEXIST))
+            }
+            unlink(path)
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
         let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
@@ -69,7 +76,9 @@ final class ControlServer {
             }
         }
         guard chmod(path, mode_t(mode)) == 0 else { let e = SystemError("chmod \(path)"); close(fd); throw e }
-        guard listen(fd, 16) == 0 else { let e = SystemError("listen \(path)"); close(fd); throw e }
+        // A full backlog makes connect() fail at once for a person's isletctl: take the most
+        // the kernel allows (net.core.somaxconn).
+        guard listen(fd, SOMAXCONN) == 0 else { let e = SystemError("listen \(path)"); close(fd); throw e }
         listenFD = fd
     }
 
@@ -146,11 +155,15 @@ final class ControlServer {
         while let nl = c.input.firstIndex(of: 10) {
             let line = Array(c.input[..<nl])
             c.input.removeSubrange(...nl)
-            if line.count > ControlRequest.maximumLineBytes { return .tooLong(lines) }
+            // The limit is on the request itself; a CRLF line end does not count against it.
             let trimmed = line.last == 13 ? Array(line.dropLast()) : line
+            if trimmed.count > ControlRequest.maximumLineBytes { return .tooLong(lines) }
             if !trimmed.allSatisfy({ $0 == 32 || $0 == 9 }) { lines.append(trimmed) }
         }
-        if c.input.count > ControlRequest.maximumLineBytes { return .tooLong(lines) }
+        // An unfinished line past the limit will never be answered (a pending CR may still be
+        // the start of its CRLF).
+        let pending = c.input.last == 13 ? c.input.count - 1 : c.input.count
+        if pending > ControlRequest.maximumLineBytes { return .tooLong(lines) }
         return eof ? .closed(lines) : .lines(lines)
     }
 

@@ -9,7 +9,7 @@ import IsletRender
 /// 69 no daemon answers (or it went away during watch).
 public enum CtlMain {
     public static let usage = """
-    usage: isletctl [--socket PATH] COMMAND [OPTIONS]
+    usage: isletctl [--socket PATH] [--timeout S] COMMAND [OPTIONS]
       start [--minutes M | --seconds S] [--cycles N] [--language CODE] [--title T] [--timer ID]
             [--stopwatch] [--cycle-end-seconds S] [--stale-after-seconds S]
                                  start a session (no duration: the daemon's default session)
@@ -24,16 +24,22 @@ public enum CtlMain {
                                  or the raw JSON Lines stream (every activity)
       render ...                 render a state to an image (see isletctl render --help)
       replay ...                 replay a bus capture (see isletctl replay --help)
-    Options: --help, --version. The socket defaults to $ISLET_SOCKET, then
+    Options: --help, --version, --timeout S (how long to wait for an answer; default 10).
+    The socket defaults to $ISLET_SOCKET, then
     $XDG_RUNTIME_DIR/islet/islet.sock if it exists, then /run/islet/islet.sock.
-    Exit status: 0 done, 1 refused by the daemon, 64 bad usage, 69 no daemon answers.
+    Exit status: 0 done, 1 refused by the daemon (its reason on stderr), 64 bad usage,
+    69 no daemon answers or the socket refuses you, 75 the daemon did not answer within 10 s.
     """
 
     struct Usage: Error { var message: String }
 
     public static func run(arguments: [String]) -> Int32 {
+        // A daemon that refuses a connection closes it: a write then fails with EPIPE, which
+        // isletctl reports with the daemon's reason, instead of dying silently of SIGPIPE (141).
+        signal(SIGPIPE, SIG_IGN)
         var args = arguments
         var socketPath: String?
+        var timeoutMs = ControlClient.answerTimeoutMs
         // Global options come before the command.
         while let a = args.first, a.hasPrefix("-") {
             args.removeFirst()
@@ -43,6 +49,12 @@ public enum CtlMain {
             case "--socket":
                 guard let v = args.first else { return usageError("--socket needs a path") }
                 socketPath = v
+                args.removeFirst()
+            case "--timeout":
+                guard let v = args.first, let s = Double(v), s.isFinite, (0.1...3600).contains(s) else {
+                    return usageError("--timeout needs seconds from 0.1 to 3600")
+                }
+                timeoutMs = Int32(s * 1000)
                 args.removeFirst()
             default:
                 if a.hasPrefix("--socket=") { socketPath = String(a.dropFirst(9)); continue }
@@ -63,7 +75,7 @@ public enum CtlMain {
         do {
             let client = try ControlClient(path: path)
             if parsed.request.op == .watch { return try watch(client, json: parsed.json, timer: parsed.request.timer) }
-            let (raw, answer) = try client.request(parsed.request)
+            let (raw, answer) = try client.request(parsed.request, timeoutMs: timeoutMs)
             var response = answer
             if !response.ok {
                 let e = response.error
@@ -95,6 +107,7 @@ public enum CtlMain {
             switch error {
             case .unavailable: return 69
             case .protocolViolation: return 1
+            case .timedOut: return 75
             }
         }
     }

@@ -12,6 +12,8 @@ import IsletRender
 public final class Daemon {
     private var config: DaemonConfig
     private let reload: () throws(ConfigError) -> DaemonConfig
+    /// The last save failed (logged once per minute until one succeeds).
+    private var storeFailing = false
     private let log: Logger
     private let clock: SharedClock
     private var manager: ActivityManager
@@ -83,6 +85,9 @@ public final class Daemon {
         }
         do { try Posix.makeDirectories(paths.stateDir, mode: 0o750) }
         catch { throw DaemonStartError("cannot create the state directory: \(error)", status: 73) }
+        if let problem = FileStore.unsafeDirectory(paths.stateDir) {
+            throw DaemonStartError("refusing the state directory: \(problem)", status: 73)
+        }
         store = FileStore(directory: paths.stateDir, now: { c.now() })
 
         // Signals arrive through a descriptor in the poll set; block them before any thread starts.
@@ -313,9 +318,12 @@ public final class Daemon {
             config = kept
             log.threshold = config.logLevel
             interpreter = ButtonInterpreter(config: config.buttonConfig)
-            log.notice("configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
+            log.limited(.notice, topic: "reloaded", intervalMs: 10_000, nowMs: Posix.bootMilliseconds(),
+                        "configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
         } catch {
-            log.error("configuration not reloaded, the old one stays in force: \(error)")
+            // Rate-limited: a script that sends SIGHUP in a loop must not flood the journal.
+            log.limited(.error, topic: "reload", intervalMs: 10_000, nowMs: Posix.bootMilliseconds(),
+                        "configuration not reloaded, the old one stays in force: \(error)")
         }
         notifier.send("READY=1\nSTATUS=\(statusText())")
     }
@@ -583,7 +591,19 @@ public final class Daemon {
 
     private func syncActivities() {
         let m = manager
-        activities = runBlocking { await m.activities } ?? activities
+        guard let (list, storeError) = runBlocking({ await (m.activities, m.lastStoreError) }) else { return }
+        activities = list
+        // A failing state file is logged, not only shown in status (rate-limited: a full disk
+        // fails every save), and its recovery once.
+        if let storeError {
+            log.limited(.error, topic: "store", nowMs: Posix.bootMilliseconds(),
+                        "the state file could not be saved (the timers stay right in memory; the next change retries): \(storeError)")
+            storeFailing = true
+        } else if storeFailing {
+            storeFailing = false
+            log.reset(topic: "store")
+            log.notice("the state file is saved again")
+        }
     }
 
     private func snapshot(now: Instant) -> ControlResponse {

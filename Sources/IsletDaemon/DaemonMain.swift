@@ -93,6 +93,9 @@ public struct DaemonCommandLine: Sendable {
                 }
                 c = try c.parsing(text, file: path)
             case .failure(let e):
+                if e.operation.hasSuffix("not a regular file") {
+                    throw ConfigError(path, "is not a regular file (a FIFO, a device or a directory); pass a config file to --config")
+                }
                 throw ConfigError(path, "cannot be read: \(e.errno); pass an existing file to --config")
             }
         }

@@ -24,18 +24,63 @@ public struct LoadedState: Sendable {
     public var problem: String?
 }
 
+/// The system calls of a save, one by one, so a test can see their order (and fail one).
+public protocol StoreSystem: Sendable {
+    /// Creates `path` exclusively, never through a symlink; -1 and errno on failure.
+    func createExclusive(_ path: String, mode: mode_t) -> Int32
+    func write(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError)
+    func fsync(_ fd: Int32) -> Int32
+    func close(_ fd: Int32)
+    func rename(_ from: String, _ to: String) -> Int32
+    func unlink(_ path: String)
+    func openDirectory(_ path: String) -> Int32
+}
+
+/// The real calls.
+public struct LiveStoreSystem: StoreSystem {
+    public init() {}
+    public func createExclusive(_ path: String, mode: mode_t) -> Int32 {
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+    }
+    public func write(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) { try Posix.writeAll(fd, bytes) }
+    public func fsync(_ fd: Int32) -> Int32 { Glibc.fsync(fd) }
+    public func close(_ fd: Int32) { _ = Glibc.close(fd) }
+    public func rename(_ from: String, _ to: String) -> Int32 { Glibc.rename(from, to) }
+    public func unlink(_ path: String) { _ = Glibc.unlink(path) }
+    public func openDirectory(_ path: String) -> Int32 { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+}
+
 /// Persists activities atomically: write a temp file, fsync it, rename it over the old one,
 /// fsync the directory. A reader (or a crash at any point) sees the old file or the new one.
 public final class FileStore: ActivityStore {
     public let directory: String
     public var path: String { directory + "/activities.json" }
     private let now: @Sendable () -> Instant
+    private let system: any StoreSystem
     /// Serializes writers: the temp file name is shared.
     private let lock = Mutex<Int>(0)
 
-    public init(directory: String, now: @escaping @Sendable () -> Instant) {
+    public init(directory: String, system: any StoreSystem = LiveStoreSystem(), now: @escaping @Sendable () -> Instant) {
         self.directory = directory
+        self.system = system
         self.now = now
+    }
+
+    /// Why a directory is no place for the state, or nil: it must be a directory that only its
+    /// owner (this user or root) and at most the daemon's own group can write, or another user
+    /// could plant the temporary file (a link to a file of ours) or replace the state.
+    public static func unsafeDirectory(_ dir: String) -> String? {
+        var st = stat()
+        guard stat(dir, &st) == 0 else { return "\(dir) cannot be examined (\(Errno.current))" }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { return "\(dir) is not a directory" }
+        let mode = String(st.st_mode & 0o7777, radix: 8)
+        if st.st_uid != geteuid() && st.st_uid != 0 {
+            return "\(dir) belongs to another user (uid \(st.st_uid)): use a directory of this user (state_dir) or chown it"
+        }
+        if st.st_mode & 0o002 != 0 || (st.st_mode & 0o020 != 0 && st.st_gid != getegid()) {
+            return "\(dir) can be written by other users (mode 0\(mode)): chmod go-w '\(dir)', or set state_dir to a private directory"
+        }
+        return nil
     }
 
     public func save(_ activities: [Activity]) async throws {
@@ -48,27 +93,36 @@ public final class FileStore: ActivityStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = Array(try encoder.encode(file)) + [UInt8(ascii: "\n")]
+        let sys = system
         try lock.withLock { (_: inout Int) throws(SystemError) in
             let tmp = path + ".tmp"
-            let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o640)
-            guard fd >= 0 else { throw SystemError("open \(tmp)") }
+            // Exclusive and without following links: a leftover temp file (a crash) or anything
+            // planted there (a symlink, a FIFO) is removed, never written through.
+            var fd = sys.createExclusive(tmp, mode: 0o640)
+            if fd < 0, errno == EEXIST {
+                sys.unlink(tmp)
+                fd = sys.createExclusive(tmp, mode: 0o640)
+            }
+            guard fd >= 0 else { throw SystemError("create \(tmp)") }
             do throws(SystemError) {
-                try Posix.writeAll(fd, bytes)
-                guard fsync(fd) == 0 else { throw SystemError("fsync \(tmp)") }
+                try sys.write(fd, bytes)
+                guard sys.fsync(fd) == 0 else { throw SystemError("fsync \(tmp)") }
             } catch {
-                close(fd)
-                unlink(tmp)
+                sys.close(fd)
+                sys.unlink(tmp)
                 throw error
             }
-            close(fd)
-            guard rename(tmp, path) == 0 else {
+            sys.close(fd)
+            guard sys.rename(tmp, path) == 0 else {
                 let e = SystemError("rename \(tmp) to \(path)")
-                unlink(tmp)
+                sys.unlink(tmp)
                 throw e
             }
             // The rename itself is durable only once the directory is synced.
-            let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if dfd >= 0 { _ = fsync(dfd); close(dfd) }
+            let dfd = sys.openDirectory(directory)
+            guard dfd >= 0 else { throw SystemError("open \(directory)") }
+            defer { sys.close(dfd) }
+            guard sys.fsync(dfd) == 0 else { throw SystemError("fsync \(directory)") }
         }
     }
 
@@ -76,7 +130,7 @@ public final class FileStore: ActivityStore {
     /// unknown-schema file is moved aside (`activities.json.bad-<ms>`) and reported, never fatal.
     public func load() -> LoadedState {
         let bytes: [UInt8]
-        switch FileIO.read(path) {
+        switch FileIO.read(path, followLinks: false) {
         case .success(let b): bytes = b
         case .failure(let e):
             if e.errno.code == ENOENT { return LoadedState(activities: [], savedAt: nil, problem: nil) }
@@ -112,10 +166,18 @@ public final class FileStore: ActivityStore {
 
 /// Whole-file reads through the C library (no Foundation file APIs).
 enum FileIO {
-    static func read(_ path: String, limit: Int = 1 << 20) -> Result<[UInt8], SystemError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// Reads a regular file. Non-blocking, so a FIFO or device at the path cannot hang the one
+    /// loop thread in open(2) or read(2), and refused unless it is a regular file.
+    /// `followLinks: false` also refuses a symlink (the state file is never one).
+    static func read(_ path: String, limit: Int = 1 << 20, followLinks: Bool = true) -> Result<[UInt8], SystemError> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { return .failure(SystemError("open \(path)")) }
         defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failure(SystemError("stat \(path)")) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(SystemError("open \(path): not a regular file", Errno(EINVAL)))
+        }
         var out: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 8192)
         while true {

@@ -47,7 +47,7 @@ actor HeldStore: ActivityStore {
     }
 }
 
-@Test func aThousandConcurrentStartsMakeExactlyOneActivity() async throws {
+@Test(.timeLimit(.minutes(1))) func aThousandConcurrentStartsMakeExactlyOneActivity() async throws {
     let store = HeldStore(holdAll: true)
     let manager = ActivityManager(store: store)
     let attrs = ActivityAttributes(kind: .countdown(cycle: .seconds(600), cycles: 1))
@@ -75,7 +75,7 @@ actor HeldStore: ActivityStore {
     #expect(await manager.startsInFlight.isEmpty)
 }
 
-@Test func aReplacingStartCancelledAtItsSuspensionPointRestoresThePriorAndOpensTheGate() async throws {
+@Test(.timeLimit(.minutes(1))) func aReplacingStartCancelledAtItsSuspensionPointRestoresThePriorAndOpensTheGate() async throws {
     // A replacing start suspends once: the one save of "prior ended, replacement started".
     let store = HeldStore(holdCall: 1)   // call 0 is the prior activity's own start
     let manager = ActivityManager(store: store)
@@ -100,7 +100,7 @@ actor HeldStore: ActivityStore {
 /// Issue 13 §1: a replacing start reached the disk in two writes (without the old activity, then
 /// with the new one); a crash between them lost the timer. Every save the store sees must be a
 /// state a user asked for: before the request or after it.
-@Test func aReplacingStartIsOneSaveOfTheStateAfterIt() async throws {
+@Test(.timeLimit(.minutes(1))) func aReplacingStartIsOneSaveOfTheStateAfterIt() async throws {
     let store = HeldStore()
     let manager = ActivityManager(store: store)
     let other = try await manager.start(stopwatch, now: t0)
@@ -113,7 +113,7 @@ actor HeldStore: ActivityStore {
     #expect(!(saves.first ?? []).contains(first))
 }
 
-@Test func aReplacingStartWhoseStoreFailsKeepsThePrior() async throws {
+@Test(.timeLimit(.minutes(1))) func aReplacingStartWhoseStoreFailsKeepsThePrior() async throws {
     let store = HeldStore()
     let manager = ActivityManager(store: store)
     let first = try await manager.start(threeCycles, now: t0)
@@ -125,7 +125,7 @@ actor HeldStore: ActivityStore {
 /// Issue 13 §1: no limit let thousands of timer ids grow every response and the state file until
 /// the real timers were lost. At most 16 at once; a start over the bound changes nothing; a
 /// replacing start is always allowed.
-@Test func atMostSixteenActivitiesAndAStartOverTheBoundChangesNothing() async throws {
+@Test(.timeLimit(.minutes(1))) func atMostSixteenActivitiesAndAStartOverTheBoundChangesNothing() async throws {
     let store = HeldStore()
     let manager = ActivityManager(store: store)
     #expect(ActivityManager.maximumActivities == 16)
@@ -150,7 +150,7 @@ actor HeldStore: ActivityStore {
 
 /// The attribute bounds at their edges: a 64-byte timer id and a 64-character title pass, one
 /// more does not; ids are `[A-Za-z0-9._-]`.
-@Test func timerIdAndTitleBoundsAtTheirEdges() {
+@Test(.timeLimit(.minutes(1))) func timerIdAndTitleBoundsAtTheirEdges() {
     func ok(_ a: ActivityAttributes) -> Bool { (try? a.validated()) != nil }
     let id64 = String(repeating: "a", count: 63) + "Z"
     #expect(ok(ActivityAttributes(timerID: id64, kind: .stopwatch)))
@@ -164,7 +164,7 @@ actor HeldStore: ActivityStore {
     #expect(!ok(ActivityAttributes(kind: .stopwatch, title: title64 + "x")))
 }
 
-@Test func aStartWhoseStoreThrowsLeavesTheGateOpen() async throws {
+@Test(.timeLimit(.minutes(1))) func aStartWhoseStoreThrowsLeavesTheGateOpen() async throws {
     let store = HeldStore()
     await store.setFailing(true)
     let manager = ActivityManager(store: store)
@@ -176,7 +176,7 @@ actor HeldStore: ActivityStore {
     #expect(await manager.activities.count == 1)
 }
 
-@Test func cancelStartCancelsTheInFlightStart() async throws {
+@Test(.timeLimit(.minutes(1))) func cancelStartCancelsTheInFlightStart() async throws {
     let store = HeldStore(holdCall: 0)
     let manager = ActivityManager(store: store)
     let task = Task { try await manager.start(threeCycles, now: t0) }
@@ -188,7 +188,7 @@ actor HeldStore: ActivityStore {
     #expect(await manager.cancelStart("meditation") == false)
 }
 
-@Test func intentsTargetTheOnlyOrTheMostRecentActivityAndTimersAreIndependent() async throws {
+@Test(.timeLimit(.minutes(1))) func intentsTargetTheOnlyOrTheMostRecentActivityAndTimersAreIndependent() async throws {
     let manager = ActivityManager(store: NoStore())
     try await manager.start(threeCycles, now: t0)
     try await manager.start(stopwatch, now: at(1))
@@ -209,7 +209,7 @@ actor HeldStore: ActivityStore {
     #expect(await manager.activities.isEmpty)
 }
 
-@Test func showCycleCompleteAndFinalCompletionFireOnlyWhenDue() async throws {
+@Test(.timeLimit(.minutes(1))) func showCycleCompleteAndFinalCompletionFireOnlyWhenDue() async throws {
     let manager = ActivityManager(store: NoStore())
     try await manager.start(ActivityAttributes(kind: .countdown(cycle: .seconds(10), cycles: 2)), now: t0)
     await #expect(throws: Rejection.self) { try await manager.showCycleComplete(now: at(9)) }
@@ -222,7 +222,7 @@ actor HeldStore: ActivityStore {
     #expect(f.transition.activity?.ending?.dismissAt == at(26))   // completion stays 3 s
 }
 
-@Test func toggleFromIdleStartsTheDefaultSessionThroughTheGate() async throws {
+@Test(.timeLimit(.minutes(1))) func toggleFromIdleStartsTheDefaultSessionThroughTheGate() async throws {
     let store = HeldStore(holdCall: 0)
     let manager = ActivityManager(store: store)
     let first = Task { try await manager.apply(.toggle(default: threeCycles), now: t0) }
@@ -236,7 +236,7 @@ actor HeldStore: ActivityStore {
 
 /// The manager reports a start that replaced the timer's activity as the table does
 /// (`[.replaced, .started]`), so a host can silence a chime of the old one.
-@Test func aReplacingStartSaysSoThroughTheManager() async throws {
+@Test(.timeLimit(.minutes(1))) func aReplacingStartSaysSoThroughTheManager() async throws {
     let manager = ActivityManager(store: NoStore())
     let first = try await manager.apply(.start(threeCycles), now: t0)
     #expect(first.transition.effects == [.started])
@@ -250,4 +250,23 @@ actor HeldStore: ActivityStore {
     let again = try await manager.apply(.toggle(default: threeCycles), timer: "meditation", now: at(13))
     #expect(again.transition.effects == [.replaced, .started])
     #expect(await manager.activities.count == 2)
+}
+
+/// Issue 13 §5: with the gate removed, the thousand-starts test hung instead of failing. This is
+/// the gate on its own, bounded: one start held in the store, a second start of the same timer
+/// is refused with start_in_progress at once, and the first completes when released.
+@Test(.timeLimit(.minutes(1))) func aSecondStartWhileTheFirstIsHeldIsRefused() async throws {
+    let store = HeldStore(holdCall: 0)
+    let manager = ActivityManager(store: store)
+    let first = Task { try await manager.start(threeCycles, now: t0) }
+    #expect(await store.waitForPending(1))
+    do throws(Rejection) {
+        _ = try await manager.start(threeCycles, now: at(1))
+        Issue.record("a second start went through while the first was in flight")
+    } catch {
+        #expect(error.code == .startInProgress)
+    }
+    await store.releaseAll()
+    let made = try await first.value
+    #expect(await manager.activities == [made])
 }

@@ -20,7 +20,7 @@ private final class FakeClock: Sendable {
     func set(_ t: UInt64) { now.withLock { $0 = t } }
 }
 
-@Suite struct ButtonsMockTests {
+@Suite(.timeLimit(.minutes(1))) struct ButtonsMockTests {
     @Test func aPressIsReadableAtOnceAndItsReleaseWhenDue() throws {
         let clock = FakeClock()
         clock.set(10_000_000_000)
@@ -129,7 +129,7 @@ private final class FakeClock: Sendable {
     }
 }
 
-@Suite struct ButtonsTargetTests {
+@Suite(.timeLimit(.minutes(1))) struct ButtonsTargetTests {
     private let session = ActivityAttributes(timerID: "meditation", kind: .countdown(cycle: .seconds(60), cycles: 1))
     private func activity(_ id: String, startedAt ms: Int64) -> Activity {
         Activity(attributes: ActivityAttributes(timerID: id, kind: .stopwatch),
@@ -173,7 +173,7 @@ private final class FakeClock: Sendable {
 
 /// The daemon's loop in small, with real descriptors and the real clock: poll the source's
 /// descriptor, wake at the interpreter's deadline, collect commands.
-@Suite struct ButtonsPollLoopTests {
+@Suite(.timeLimit(.minutes(1))) struct ButtonsPollLoopTests {
     private func run(_ mock: MockButtons, _ interpreter: inout ButtonInterpreter, until done: ([ButtonCommand]) -> Bool) throws -> [ButtonCommand] {
         var commands: [ButtonCommand] = []
         let giveUp = monotonicNanoseconds() + 3_000_000_000

@@ -113,6 +113,7 @@ struct ConfigTests {
     @Test("flags override the file; unknown flags are errors")
     func flags() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         try "[display]\nbus = /dev/i2c-1\nsize = 128x32\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
         let cl = try DaemonCommandLine.parse(["--config", dir + "/c.conf", "--bus", "mock", "--address=61", "--preview", "none"])
         let c = try cl.load()
@@ -132,6 +133,7 @@ struct ConfigTests {
     @Test("isletd exits 78 on a bad config line, naming file:line; --check-config validates")
     func exitStatus() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let bad = dir + "/bad.conf"
         try "[display]\nbus = mock\nsize = 128\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let r = runProgram(Repo.isletd, ["--config", bad, "--check-config"])

@@ -19,7 +19,7 @@ extension DaemonUnderTest {
 
 /// The real isletd on the mock bus, driven by the real isletctl; the panel is read back from
 /// the emulated panel (the image the bus bytes produced), through `status`.
-@Suite("isletd end to end", .serialized)
+@Suite("isletd end to end", .serialized, .timeLimit(.minutes(2)))
 struct DaemonEndToEndTests {
     @Test("start, pause (frozen panel for seconds), resume")
     func startPauseResume() throws {
@@ -82,6 +82,7 @@ struct DaemonEndToEndTests {
     @Test("expand shows the expanded presentation for expand_seconds, then compact again")
     func expand() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         try "[display]\nexpand_seconds = 1\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"], dir: dir)
         let watcher = try RawClient(path: d.socket)
@@ -164,6 +165,7 @@ struct DaemonEndToEndTests {
             return
         }
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let stamp = dir + "/faketime"
         try "+0\n".write(toFile: stamp, atomically: true, encoding: .utf8)
         // CLOCK_REALTIME follows the file; the monotonic clocks stay real.
@@ -376,6 +378,7 @@ struct DaemonEndToEndTests {
     @Test("SIGHUP reloads; a bad config keeps the old one")
     func reload() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let conf = dir + "/isletd.conf"
         try "[session]\nminutes = 0.5\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", conf], dir: dir)
@@ -420,11 +423,12 @@ func readPBM(_ path: String) throws -> (width: Int, height: Int, bits: [Bool]) {
     return (w, h, bits)
 }
 
-@Suite("capture replay against isletctl render")
+@Suite("capture replay against isletctl render", .timeLimit(.minutes(2)))
 struct CaptureReplayEndToEndTests {
     @Test("the daemon's bus capture, replayed, shows what isletctl render draws for the same state")
     func replayMatchesRender() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let conf = dir + "/isletd.conf"
         // Keep the last frame on the panel at exit, so the replay ends on it.
         try "[display]\non_exit = keep\nsize = 128x64\n".write(toFile: conf, atomically: true, encoding: .utf8)
@@ -453,6 +457,7 @@ struct CaptureReplayEndToEndTests {
     @Test("SIGTERM with the default on_exit = off leaves the panel dark")
     func darkOnExit() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let capture = dir + "/bus.capture"
         let d = try DaemonUnderTest(args: ["--capture", capture], dir: dir)
         #expect(d.ctl("start", "--seconds", "300").status == 0)
@@ -467,6 +472,7 @@ struct CaptureReplayEndToEndTests {
     @Test("SIGTERM with on_exit = keep leaves the last frame on the glass")
     func keepOnExit() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let capture = dir + "/bus.capture"
         try "[display]\non_exit = keep\n".write(toFile: dir + "/k.conf", atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", dir + "/k.conf", "--capture", capture], dir: dir)
@@ -483,7 +489,7 @@ struct CaptureReplayEndToEndTests {
 }
 
 /// Panel rotation and the chime, through the real daemon.
-@Suite("isletd end to end: rotation and chime")
+@Suite("isletd end to end: rotation and chime", .timeLimit(.minutes(2)))
 struct DaemonRotationChimeTests {
 
     @Test("the chime pulses at cycle end and at completion, never while paused (mock chime line)")
@@ -491,6 +497,7 @@ struct DaemonRotationChimeTests {
         // docs/HARDWARE.md [chime]: cycle_end 200 ms is one pulse; the default completion pattern
         // 200,100,200,100,400 is three. Issue 6 §2: never while paused.
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         try "[chime]\nline = mock\ncycle_end = 200\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"])
         func pulses() throws -> Int? { try d.status().status?.chimePulses }
@@ -511,6 +518,7 @@ struct DaemonRotationChimeTests {
     @Test("SIGHUP: a changed chime line waits for a restart, and the log says so")
     func chimeLineReload() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let conf = dir + "/c.conf"
         try "[chime]\nline = mock\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", conf], dir: dir)
@@ -525,6 +533,7 @@ struct DaemonRotationChimeTests {
     @Test("GPIO buttons that cannot be opened are not fatal and are tried again (boot before udev)")
     func gpioRetry() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         // A line no machine has, so the lookup fails here whether or not GPIO chips exist.
         try "[buttons]\nbutton.toggle = ISLET_NO_SUCH_LINE\n".write(toFile: dir + "/g.conf", atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", dir + "/g.conf", "--buttons", "gpio"], dir: dir)
@@ -537,6 +546,7 @@ struct DaemonRotationChimeTests {
     @Test("pausing one timer does not cut the chime another timer is sounding")
     func chimeBelongsToItsTimer() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         // Completion: on 300, off 300, on 300 ms, so two pulses, the second 600 ms in.
         try "[chime]\nline = mock\ncompletion = 300,300,300\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"], dir: dir)
@@ -568,6 +578,7 @@ struct DaemonRotationChimeTests {
     @Test("a restart does not chime for a completion that happened while the daemon was down")
     func noLateChime() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         try "[chime]\nline = mock\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
         let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"], dir: dir)
         #expect(d.ctl("start", "--seconds", "1").status == 0)
@@ -584,6 +595,7 @@ struct DaemonRotationChimeTests {
         // remap A0h/A1h and COM scan C0h/C8h, SSD1306 datasheet §10.1.12, §10.1.14) must show
         // the second one's picture as the first one's turned by 180°.
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         try "[display]\nrotation = 180\n".write(toFile: dir + "/r.conf", atomically: true, encoding: .utf8)
         let plain = try DaemonUnderTest()
         let turned = try DaemonUnderTest(args: ["--config", dir + "/r.conf"])

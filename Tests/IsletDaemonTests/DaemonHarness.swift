@@ -33,6 +33,12 @@ func makeTempDir() -> String {
 
 func sleepSeconds(_ s: Double) { usleep(useconds_t(s * 1_000_000)) }
 
+/// Removes a test's directory and everything in it (a test cleans up also when it fails).
+func removeTree(_ path: String) {
+    guard path.hasPrefix("/tmp/islet-") else { return }
+    try? FileManager.default.removeItem(atPath: path)
+}
+
 /// Runs a program to completion and captures its output.
 func runProgram(_ path: String, _ args: [String], env: [String: String] = [:]) -> RunResult {
     let p = Process()
@@ -210,6 +216,8 @@ enum OtherUserBinaries {
     static let dir: String = {
         let d = makeTempDir()
         chmod(d, 0o755)
+        // Made once per test process, so removed when the process exits.
+        atexit { removeTree(OtherUserBinaries.dir) }
         for name in ["isletd", "isletctl"] {
             let src = name == "isletd" ? Repo.isletd : Repo.isletctl
             _ = try? FileManager.default.copyItem(atPath: src, toPath: d + "/" + name)

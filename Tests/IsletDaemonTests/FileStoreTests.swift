@@ -17,6 +17,7 @@ struct FileStoreTests {
     @Test("what is saved loads back equal, with the save instant")
     func roundTrip() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let saveAt = t0 + .seconds(5)
         let store = FileStore(directory: dir, now: { saveAt })
         let acts = try sample()
@@ -32,7 +33,9 @@ struct FileStoreTests {
 
     @Test("a missing file is a fresh start, not a problem")
     func missing() {
-        let loaded = FileStore(directory: makeTempDir(), now: { Instant.epoch }).load()
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        let loaded = FileStore(directory: dir, now: { Instant.epoch }).load()
         #expect(loaded.activities.isEmpty && loaded.problem == nil && loaded.savedAt == nil)
     }
 
@@ -45,6 +48,7 @@ struct FileStoreTests {
     ])
     func corrupt(_ content: String) throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         try content.write(toFile: dir + "/activities.json", atomically: true, encoding: .utf8)
         let loaded = FileStore(directory: dir, now: { Instant.epoch }).load()
         #expect(loaded.activities.isEmpty)
@@ -59,6 +63,7 @@ struct FileStoreTests {
     @Test("a save replaces the file whole")
     func replaces() throws {
         let dir = makeTempDir()
+        defer { removeTree(dir) }
         let store = FileStore(directory: dir, now: { Instant.epoch })
         try store.saveNow(try sample())
         try store.saveNow([])

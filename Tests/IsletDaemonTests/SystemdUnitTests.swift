@@ -18,7 +18,7 @@ struct SystemdUnitTests {
 
     /// A copy whose ExecStart points at the built binary, as `make install` rewrites PREFIX.
     func stagedUnit() throws -> String {
-        let dir = makeTempDir()
+        let dir = makeTempDir()   // removed by the caller (removeTree of the path's directory)
         let text = try String(contentsOfFile: unitPath, encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/", with: Repo.root + "/.build/debug/")
         let path = dir + "/isletd.service"
@@ -28,14 +28,18 @@ struct SystemdUnitTests {
 
     @Test("systemd-analyze verify accepts it")
     func verify() throws {
-        let r = runProgram("/usr/bin/systemd-analyze", ["verify", try stagedUnit()])
+        let unit = try stagedUnit()
+        defer { removeTree(String(unit.dropLast("/isletd.service".count))) }
+        let r = runProgram("/usr/bin/systemd-analyze", ["verify", unit])
         #expect(r.status == 0, "\(r.out)\(r.err)")
         #expect(!r.err.contains("isletd.service:"), "no warnings about the unit: \(r.err)")
     }
 
     @Test("systemd-analyze security rates its exposure at 2.0 or below")
     func exposure() throws {
-        let r = runProgram("/usr/bin/systemd-analyze", ["security", "--offline=yes", try stagedUnit()])
+        let unit = try stagedUnit()
+        defer { removeTree(String(unit.dropLast("/isletd.service".count))) }
+        let r = runProgram("/usr/bin/systemd-analyze", ["security", "--offline=yes", unit])
         let marker = "Overall exposure level for isletd.service: "
         let line = try #require(r.out.split(separator: "\n").first { $0.contains(marker) }, "\(r.out)\(r.err)")
         let number = line.components(separatedBy: marker)[1].split(separator: " ").first.flatMap { Double($0) }

@@ -42,6 +42,7 @@ func writeFile(_ path: String, _ text: String) {
             return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
         }
         let path = temporaryPath("capture-origin.txt")
+        defer { unlink(path) }
         let real = MockI2CBus(panel: model)
         let before = now()
         try real.startCapture(to: path)
@@ -64,6 +65,7 @@ func writeFile(_ path: String, _ text: String) {
         let model = try #require(PanelModel.find(.ssd1306, width: 128, height: 32))
         let bus = MockI2CBus(panel: model, clock: clock.read)
         let path = temporaryPath("capture.txt")
+        defer { unlink(path) }
         writeFile(path, "stale content that must be truncated\n")
         try bus.startCapture(to: path)
         clock.advance(1_500)
@@ -115,6 +117,7 @@ func writeFile(_ path: String, _ text: String) {
 
     @Test func replayWritesTheImageAPersonWouldSee() throws {
         let input = temporaryPath("replay.txt"), output = temporaryPath("replay.pbm")
+        defer { unlink(input); unlink(output) }
         writeFile(input, capture)
         let status = ReplayCommand.run(arguments: [input, "--controller", "ssd1306", "--size", "128x32", "-o", output])
         #expect(status == 0)
@@ -152,6 +155,7 @@ func writeFile(_ path: String, _ text: String) {
 
     @Test func malformedCaptureExits65AndMissingFile66() {
         let input = temporaryPath("bad.txt")
+        defer { unlink(input); unlink(temporaryPath("o.pbm")) }
         writeFile(input, "0 3c 00 zz\n")
         #expect(ReplayCommand.run(arguments: [input, "--controller", "ssd1306", "--size", "128x32", "-o", temporaryPath("o.pbm")]) == 65)
         #expect(ReplayCommand.run(arguments: [temporaryPath("missing.txt"), "--controller", "ssd1306", "--size", "128x32", "-o", temporaryPath("o.pbm")]) == 66)
@@ -163,6 +167,7 @@ func writeFile(_ path: String, _ text: String) {
         let model = try #require(PanelModel.find(.sh1106, width: 128, height: 64))
         let bus = MockI2CBus(panel: model, transport: .smbusBlock)
         let path = temporaryPath("session.txt")
+        defer { unlink(path) }
         try bus.startCapture(to: path)
         var d = PanelDriver(bus: bus, panel: model)
         var f = Bitmap(width: 128, height: 64)

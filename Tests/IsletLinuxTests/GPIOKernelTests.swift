@@ -39,7 +39,7 @@ enum GPIOSim {
     static var available: Bool { access(root, W_OK) == 0 }
 }
 
-@Suite struct GPIOKernelTests {
+@Suite(.timeLimit(.minutes(1))) struct GPIOKernelTests {
     @Test func anEmptyDeviceDirectoryMeansNoChips() throws {
         guard let dir = makeTempDirectory() else { Issue.record("mkdtemp failed"); return }
         defer { rmdir(dir) }
