@@ -5,6 +5,8 @@ public enum ActivityKind: Hashable, Sendable {
     case stopwatch
 
     public var isStopwatch: Bool { if case .stopwatch = self { true } else { false } }
+    /// A countdown's cycle length; nil for a stopwatch.
+    public var cycleLength: Duration? { if case .countdown(let c, _) = self { c } else { nil } }
 }
 
 /// Everything fixed when an activity starts. Changing any of it means starting a new activity.

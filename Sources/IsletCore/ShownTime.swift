@@ -11,7 +11,7 @@ public enum ShownTime {
             return Int(stopwatch ? ms / 1000 : (ms + 999) / 1000)
         case .running(let ref):
             if stopwatch { return Int(max(0, (now - ref).wholeMilliseconds) / 1000) }
-            let remaining = (ref - now).wholeMilliseconds
+            let remaining = countdownRemaining(a, reference: ref, at: now).wholeMilliseconds
             return remaining > 0 ? Int((remaining + 999) / 1000) : 0
         case .cycleEnd, .complete, .idle:
             return 0
@@ -23,9 +23,17 @@ public enum ShownTime {
         switch a.content.display {
         case .paused(let frozen): return frozen
         case .running(let ref):
-            return a.attributes.kind.isStopwatch ? now - ref : max(.zero, ref - now)
+            return a.attributes.kind.isStopwatch ? now - ref : countdownRemaining(a, reference: ref, at: now)
         case .cycleEnd, .complete, .idle: return .zero
         }
+    }
+
+    /// A running countdown's remaining time: never below zero, and never more than its cycle
+    /// length, whatever the clock says (a clock behind the end reference must not grow it).
+    public static func countdownRemaining(_ a: Activity, reference ref: Instant, at now: Instant) -> Duration {
+        let r = max(.zero, ref - now)
+        if let cycle = a.attributes.kind.cycleLength, r > cycle { return cycle }
+        return r
     }
 
     /// `m:ss`, `mm:ss` or `h:mm:ss`: always ASCII digits, always left to right.

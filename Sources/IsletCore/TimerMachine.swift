@@ -101,7 +101,7 @@ public enum TimerMachine {
 
         case (.running(let ref), .pause), (.running(let ref), .toggle):
             var n = touched(a, now)
-            n.content.display = .paused(frozen: a.attributes.kind.isStopwatch ? now - ref : ref - now)
+            n.content.display = .paused(frozen: a.attributes.kind.isStopwatch ? now - ref : ShownTime.countdownRemaining(a, reference: ref, at: now))
             return Transition(activity: n, effects: [.paused])
         case (.running, .resume):
             throw Rejection(.alreadyRunning, "the \(name) is already running")

@@ -151,10 +151,24 @@ public final class Daemon {
 
         let loaded = store.load()
         if let problem = loaded.problem { log.warning(problem) }
+        // The restart rule (docs/DAEMON.md, "Time"): in the same boot the time since the save is
+        // CLOCK_BOOTTIME's, whatever the wall clock says; after a reboot only the wall clock
+        // is left, and while it is behind the save, time stands at the save.
+        if let savedAt = loaded.savedAt, let id = loaded.bootID, id == BootID.current, let ms = loaded.bootMs {
+            let since = Posix.bootMilliseconds() - ms
+            if since >= 0 {
+                clock.continueTimeline(at: savedAt + .milliseconds(since))
+                let skew = Posix.wallMilliseconds() - clock.now().milliseconds
+                if abs(skew) > 2000 {
+                    log.notice("restarted in the same boot: timers continue from the last save by the boot clock; the wall clock differs from that by \(skew / 1000) s")
+                }
+            }
+        }
         manager = ActivityManager(store: store, restoring: loaded.activities)
         syncActivities()
         let now = clock.now()
         if let savedAt = loaded.savedAt, now < savedAt, !activities.isEmpty {
+            clock.setFloor(savedAt)
             clockBehindUntil = savedAt
             log.warning("the wall clock (\(now)) is behind the last save (\(savedAt)); restored activities show stale until it catches up")
             for a in activities { _ = perform(.markStale, timer: a.timerID, now: now); markedStale.insert(a.timerID) }
@@ -251,6 +265,13 @@ public final class Daemon {
         others.append(testPatternUntilMs)
         if !panelReady, wantsPanel { others.append(panelRetryAtMs) }
         others.append(gpioRetryAtMs)
+        // While the clock is behind the last save, time stands at the save for the activities:
+        // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.
+        if let behind = clockBehindUntil {
+            others.append(mono + (behind - clock.rawNow()).wholeMilliseconds + 1)
+            return WakePlan.timeout(activities: [], policy: policy, clockBehindUntil: nil,
+                                    now: now, monotonicDeadlines: others, monotonicNow: mono)
+        }
         return WakePlan.timeout(activities: activities, policy: policy, clockBehindUntil: clockBehindUntil,
                                 now: clock.now(), monotonicDeadlines: others, monotonicNow: mono)
     }
@@ -458,7 +479,7 @@ public final class Daemon {
         close(clockChangeFD)
         clockChangeFD = -1
         guard let behind = clockBehindUntil else { return }
-        if clock.now() < behind, Posix.wallMilliseconds() >= behind.milliseconds {
+        if clock.rawNow() < behind, Posix.wallMilliseconds() >= behind.milliseconds {
             // The clock was wrong at start and has been set: the timeline follows it this once.
             clock.rebase()
             log.notice("the wall clock was set; the timeline follows it")
@@ -468,8 +489,9 @@ public final class Daemon {
 
     /// Clears the stale marks the daemon set itself once its clock has caught up.
     private func clearClockStaleIfCaughtUp(_ now: Instant) {
-        guard let behind = clockBehindUntil, now >= behind else { return }
+        guard let behind = clockBehindUntil, clock.rawNow() >= behind else { return }
         clockBehindUntil = nil
+        clock.setFloor(nil)
         if clockChangeFD >= 0 { close(clockChangeFD); clockChangeFD = -1 }
         // Only the marks this daemon set itself: staleness from an activity's own stale-after
         // interval is the core's business and stays.

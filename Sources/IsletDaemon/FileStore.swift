@@ -11,15 +11,32 @@ struct StateFile: Codable {
     var schema: Int
     /// The timeline instant of the save: a restart whose clock is behind it shows activities stale.
     var savedAt: String
+    /// The kernel's boot id and CLOCK_BOOTTIME (ms) at the save: a restart in the same boot
+    /// measures the time since the save with them, not with the wall clock. Absent in files of
+    /// earlier versions (schema 1 either way: readers ignore what they do not know).
+    var bootID: String?
+    var bootMs: Int64?
     var activities: [Activity]
 
-    enum CodingKeys: String, CodingKey { case schema, savedAt = "saved_at", activities }
+    enum CodingKeys: String, CodingKey { case schema, savedAt = "saved_at", bootID = "boot_id", bootMs = "boot_ms", activities }
+}
+
+/// This boot of the kernel: /proc/sys/kernel/random/boot_id, a new random UUID at every boot.
+public enum BootID {
+    public static let current: String? = {
+        guard case .success(let bytes) = FileIO.read("/proc/sys/kernel/random/boot_id", limit: 128) else { return nil }
+        let s = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
+        return s.isEmpty ? nil : s
+    }()
 }
 
 /// What loading found.
 public struct LoadedState: Sendable {
     public var activities: [Activity]
     public var savedAt: Instant?
+    /// The boot id and CLOCK_BOOTTIME (ms) of the save, when the file has them.
+    public var bootID: String? = nil
+    public var bootMs: Int64? = nil
     /// A problem to report (the file was moved aside), or nil.
     public var problem: String?
 }
@@ -89,7 +106,8 @@ public final class FileStore: ActivityStore {
 
     /// The synchronous core of `save`.
     public func saveNow(_ activities: [Activity]) throws {
-        let file = StateFile(schema: StateFile.schemaVersion, savedAt: ISO8601.format(now()), activities: activities)
+        let file = StateFile(schema: StateFile.schemaVersion, savedAt: ISO8601.format(now()),
+                             bootID: BootID.current, bootMs: Posix.bootMilliseconds(), activities: activities)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = Array(try encoder.encode(file)) + [UInt8(ascii: "\n")]
@@ -149,7 +167,7 @@ public final class FileStore: ActivityStore {
             guard let savedAt = ISO8601.parse(file.savedAt) else {
                 return LoadedState(activities: [], savedAt: nil, problem: moveAside("saved_at is not an ISO-8601 instant"))
             }
-            return LoadedState(activities: file.activities, savedAt: savedAt, problem: nil)
+            return LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID, bootMs: file.bootMs, problem: nil)
         } catch {
             return LoadedState(activities: [], savedAt: nil, problem: moveAside("it does not decode (\(error))"))
         }

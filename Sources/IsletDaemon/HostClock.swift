@@ -6,6 +6,10 @@ import IsletCore
 public struct HostClock: Sendable {
     private var wallAtBase: Int64
     private var bootAtBase: Int64
+    /// While set, the timeline does not go below it: after a reboot whose wall clock is behind
+    /// the last save, time stands at the save until the clock passes it, so nothing is computed
+    /// from a clock known to be wrong (a pause freezes the saved value, a countdown never grows).
+    private var floor: Instant?
 
     public init() {
         wallAtBase = Posix.wallMilliseconds()
@@ -13,7 +17,23 @@ public struct HostClock: Sendable {
     }
 
     /// Now on the timeline.
-    public func now() -> Instant { Instant(milliseconds: wallAtBase + (Posix.bootMilliseconds() - bootAtBase)) }
+    public func now() -> Instant {
+        let t = Instant(milliseconds: wallAtBase + (Posix.bootMilliseconds() - bootAtBase))
+        if let floor, t < floor { return floor }
+        return t
+    }
+
+    /// The timeline without the floor: where it really is, to see when it passes the floor.
+    public func rawNow() -> Instant { Instant(milliseconds: wallAtBase + (Posix.bootMilliseconds() - bootAtBase)) }
+
+    /// Continues a timeline: `instant` is now (a restart in the same boot continues the last
+    /// process's timeline by CLOCK_BOOTTIME, whatever the wall clock says).
+    public mutating func continueTimeline(at instant: Instant) {
+        wallAtBase = instant.milliseconds
+        bootAtBase = Posix.bootMilliseconds()
+    }
+
+    public mutating func setFloor(_ f: Instant?) { floor = f }
 
     /// Monotonic milliseconds, for intervals that have nothing to do with wall time.
     public func monotonicMs() -> Int64 { Posix.bootMilliseconds() }

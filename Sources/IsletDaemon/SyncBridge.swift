@@ -8,6 +8,9 @@ public final class SharedClock: Sendable {
     public init(_ c: HostClock = HostClock()) { clock = Mutex(c) }
     public func now() -> Instant { clock.withLock { $0.now() } }
     public func rebase() { clock.withLock { $0.rebase() } }
+    public func continueTimeline(at instant: Instant) { clock.withLock { $0.continueTimeline(at: instant) } }
+    public func setFloor(_ f: Instant?) { clock.withLock { $0.setFloor(f) } }
+    public func rawNow() -> Instant { clock.withLock { $0.rawNow() } }
 }
 
 private final class Slot<T: Sendable>: Sendable {

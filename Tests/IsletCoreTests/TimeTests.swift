@@ -128,3 +128,17 @@ import IsletCore
     let shown = a.map { ShownTime.seconds(of: $0, at: now) }
     #expect(shown == Int(expected / 1000))  // elapsed rounds down
 }
+
+/// Issue 13 §1: a countdown never shows more than its cycle, whatever the clock says (a clock
+/// behind the end reference used to show 1:09:36 for a 10-minute countdown, and a pause froze it).
+@Test func aCountdownNeverShowsMoreThanItsCycle() throws {
+    let attrs = ActivityAttributes(kind: .countdown(cycle: .seconds(600), cycles: 1))
+    let started = try #require(try TimerMachine.apply(.start(attrs), to: nil, now: t0).activity)
+    let anHourEarlier = t0 - .seconds(3600)
+    #expect(ShownTime.seconds(of: started, at: anHourEarlier) == 600)
+    #expect(ShownTime.exact(of: started, at: anHourEarlier) == .seconds(600))
+    let paused = try #require(try TimerMachine.apply(.pause, to: started, now: anHourEarlier).activity)
+    #expect(paused.content.display == .paused(frozen: .seconds(600)))
+    // A right clock is untouched by the bound.
+    #expect(ShownTime.seconds(of: started, at: t0 + .seconds(1)) == 599)
+}
