@@ -15,10 +15,27 @@ final class ClientConnection {
     var closing = false
     /// When the client last sent a byte (CLOCK_BOOTTIME ms), or connected.
     var lastActiveMs: Int64
+    /// When the unfinished line now in `input` began (nil: none): a line must be finished
+    /// within `ControlServer.lineTimeoutMs`, or a trickler could hold its place forever.
+    var partialSinceMs: Int64?
+    /// When the client last took output off its socket (or connected): the stalest watcher is
+    /// the one evicted first when the daemon is full.
+    var lastDrainedMs: Int64
 
-    init(fd: Int32, id: Int) { self.fd = fd; self.id = id; lastActiveMs = Posix.bootMilliseconds() }
+    init(fd: Int32, id: Int) {
+        self.fd = fd; self.id = id
+        lastActiveMs = Posix.bootMilliseconds()
+        lastDrainedMs = lastActiveMs
+    }
 
     var pendingOutput: Int { output.count - outputOffset }
+
+    /// Its answers are piling up unread: take no more of its requests until it reads them
+    /// (backpressure instead of dropping a client that reads, only slower than it writes).
+    var throttled: Bool { !watching && pendingOutput > ControlServer.throttleOutputBytes }
+
+    /// A complete request line is waiting in `input`.
+    var hasBufferedLine: Bool { !closing && !throttled && input.contains(10) }
 
     func queue(_ line: [UInt8]) {
         if outputOffset > 0 && outputOffset == output.count { output.removeAll(keepingCapacity: true); outputOffset = 0 }
@@ -39,6 +56,13 @@ final class ControlServer {
     static let idleEvictionMs: Int64 = 1000
     /// A watcher that lets this much output pile up is not reading: it is dropped.
     static let maximumPendingOutput = 1 << 20
+    /// A requester with this much unread output is not served further until it reads.
+    static let throttleOutputBytes = 64 * 1024
+    /// Requests answered per client per loop turn: a client that pipelines thousands of
+    /// requests gets them answered in turns, between everyone else's.
+    static let linesPerTurn = 32
+    /// A request line must be complete this long after its first byte.
+    static let lineTimeoutMs: Int64 = 5000
 
     /// Binds the socket. An existing socket that answers means another daemon runs: refuse;
     /// one that does not answer is a leftover of a crash: replace it.
@@ -108,10 +132,11 @@ final class ControlServer {
             Posix.makeNonblocking(fd)
             let c = ClientConnection(fd: fd, id: nextID)
             nextID += 1
-            if clients.count >= Self.maximumClients, let idle = longestIdle() {
-                idle.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon is full and this connection was idle; it is closed to make room"))))
-                _ = try? Posix.writeSome(idle.fd, idle.output[idle.outputOffset...])
-                drop(idle)
+            if clients.count >= Self.maximumClients, let (victim, why) = evictionCandidate() {
+                victim.output = []; victim.outputOffset = 0
+                victim.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon is full and this connection \(why); it is closed to make room"))))
+                _ = try? Posix.writeSome(victim.fd, victim.output[victim.outputOffset...])
+                drop(victim)
             }
             if clients.count >= Self.maximumClients {
                 c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon serves at most \(Self.maximumClients) clients at once"))))
@@ -125,20 +150,54 @@ final class ControlServer {
         return accepted
     }
 
-    /// The non-watching client silent the longest, if it has been silent long enough to evict.
-    private func longestIdle() -> ClientConnection? {
+    /// Who gives up a place when the daemon is full, so a person's `isletctl status` always gets
+    /// in: a requester silent for a second, else the one with the oldest unfinished line (a
+    /// trickler), else the watcher that has read least recently (a stuck one). Clients actively
+    /// exchanging requests and answers are never evicted.
+    private func evictionCandidate() -> (ClientConnection, String)? {
         let now = Posix.bootMilliseconds()
-        return clients.values.filter { !$0.watching && now - $0.lastActiveMs >= Self.idleEvictionMs }
-            .min { $0.lastActiveMs < $1.lastActiveMs }
+        if let idle = clients.values.filter({ !$0.watching && $0.partialSinceMs == nil && now - $0.lastActiveMs >= Self.idleEvictionMs })
+            .min(by: { $0.lastActiveMs < $1.lastActiveMs }) {
+            return (idle, "was idle")
+        }
+        if let slow = clients.values.filter({ $0.partialSinceMs.map { now - $0 >= Self.idleEvictionMs } ?? false })
+            .min(by: { ($0.partialSinceMs ?? 0) < ($1.partialSinceMs ?? 0) }) {
+            return (slow, "had not finished its request")
+        }
+        // A watcher's unread backlog: our buffer plus what waits in the socket for it to read
+        // (TIOCOUTQ). One that reads has none; a stuck one at least its snapshot.
+        func backlog(_ c: ClientConnection) -> Int {
+            var queued: Int32 = 0
+            return c.pendingOutput + (ioctl(c.fd, UInt(TIOCOUTQ), &queued) == 0 ? Int(queued) : 0)
+        }
+        if let stale = clients.values.filter({ $0.watching }).map({ ($0, backlog($0)) }).filter({ $0.1 > 0 })
+            .max(by: { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id > $1.0.id }) {
+            return (stale.0, "was watching without reading")
+        }
+        return nil
+    }
+
+    /// Clients whose unfinished line is older than `lineTimeoutMs`, and the next instant
+    /// (CLOCK_BOOTTIME ms) one would become so.
+    func overdue(nowMs: Int64) -> (late: [ClientConnection], next: Int64?) {
+        var late: [ClientConnection] = []
+        var next: Int64?
+        for c in clients.values {
+            guard let since = c.partialSinceMs, !c.closing else { continue }
+            let due = since + Self.lineTimeoutMs
+            if due <= nowMs { late.append(c) } else { next = min(next ?? due, due) }
+        }
+        return (late, next)
     }
 
     enum ReadOutcome { case lines([[UInt8]]), tooLong([[UInt8]]), closed([[UInt8]]) }
 
-    /// Reads what the client sent and splits it into lines.
-    func readLines(_ c: ClientConnection) -> ReadOutcome {
+    /// Reads what the client sent (when `readable`) and takes at most `linesPerTurn` complete
+    /// lines; the rest waits in its buffer for the next turn.
+    func readLines(_ c: ClientConnection, readable: Bool = true) -> ReadOutcome {
         var buf = [UInt8](repeating: 0, count: 16 * 1024)
         var eof = false
-        while true {
+        while readable {
             let n = buf.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 c.input += buf[0..<n]
@@ -152,7 +211,7 @@ final class ControlServer {
             break
         }
         var lines: [[UInt8]] = []
-        while let nl = c.input.firstIndex(of: 10) {
+        while lines.count < Self.linesPerTurn, let nl = c.input.firstIndex(of: 10) {
             let line = Array(c.input[..<nl])
             c.input.removeSubrange(...nl)
             // The limit is on the request itself; a CRLF line end does not count against it.
@@ -162,8 +221,13 @@ final class ControlServer {
         }
         // An unfinished line past the limit will never be answered (a pending CR may still be
         // the start of its CRLF).
-        let pending = c.input.last == 13 ? c.input.count - 1 : c.input.count
-        if pending > ControlRequest.maximumLineBytes { return .tooLong(lines) }
+        if !c.input.contains(10) {
+            let pending = c.input.last == 13 ? c.input.count - 1 : c.input.count
+            if pending > ControlRequest.maximumLineBytes { return .tooLong(lines) }
+            if c.input.isEmpty { c.partialSinceMs = nil } else if c.partialSinceMs == nil { c.partialSinceMs = Posix.bootMilliseconds() }
+        } else {
+            c.partialSinceMs = nil
+        }
         return eof ? .closed(lines) : .lines(lines)
     }
 
@@ -174,6 +238,7 @@ final class ControlServer {
                 let n = try Posix.writeSome(c.fd, c.output[c.outputOffset...])
                 if n == 0 { break }
                 c.outputOffset += n
+                c.lastDrainedMs = Posix.bootMilliseconds()
             } catch {
                 return false
             }

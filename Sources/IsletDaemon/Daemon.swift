@@ -217,11 +217,13 @@ public final class Daemon {
             fds.append(pollfd(fd: buttonSource?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
             let clientOrder = Array(server.clients.values)
             for c in clientOrder {
-                var ev: Int16 = c.closing ? 0 : Int16(POLLIN)
+                // A throttled client is not read until it takes its answers (backpressure).
+                var ev: Int16 = c.closing || c.throttled ? 0 : Int16(POLLIN)
                 if c.pendingOutput > 0 { ev |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: ev, revents: 0))
             }
-            let timeout = pollTimeout()
+            // Requests left over from a client's last turn are served without waiting.
+            let timeout = clientOrder.contains(where: \.hasBufferedLine) ? 0 : pollTimeout()
             let n = poll(&fds, nfds_t(fds.count), timeout)
             wakeups += 1
             if n < 0 {
@@ -238,8 +240,9 @@ public final class Daemon {
             advanceButtonsAndChime()
             for (i, c) in clientOrder.enumerated() {
                 let re = fds[5 + i].revents
-                guard re != 0, server.clients[c.fd] === c else { continue }
-                if re & Int16(POLLIN | POLLHUP | POLLERR) != 0 { service(c) }
+                guard re != 0 || c.hasBufferedLine, server.clients[c.fd] === c else { continue }
+                let readable = re & Int16(POLLIN | POLLHUP | POLLERR) != 0
+                if readable || c.hasBufferedLine { service(c, readable: readable) }
                 if server.clients[c.fd] === c, c.pendingOutput > 0, !server.flush(c) {
                     if c.pendingOutput > ControlServer.maximumPendingOutput {
                         log.notice("client \(c.id) does not read its answers; dropped")
@@ -247,6 +250,7 @@ public final class Daemon {
                     drop(c)
                 }
             }
+            dropOverdueClients()
             advanceAndRefresh()
             pingWatchdogIfDue()
         }
@@ -264,6 +268,7 @@ public final class Daemon {
                                 shiftAt.map { mono + ($0 - now).wholeMilliseconds }]
         others.append(testPatternUntilMs)
         if !panelReady, wantsPanel { others.append(panelRetryAtMs) }
+        others.append(server.overdue(nowMs: mono).next)
         others.append(gpioRetryAtMs)
         // While the clock is behind the last save, time stands at the save for the activities:
         // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.
@@ -503,8 +508,20 @@ public final class Daemon {
 
     // MARK: clients
 
-    private func service(_ c: ClientConnection) {
-        switch server.readLines(c) {
+    /// A request line must be finished within ControlServer.lineTimeoutMs of its first byte.
+    private func dropOverdueClients() {
+        for c in server.overdue(nowMs: Posix.bootMilliseconds()).late {
+            c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("request_timeout",
+                "a request line must be finished within \(ControlServer.lineTimeoutMs / 1000) s of its first byte; the connection is closed"))))
+            c.closing = true
+            c.input = []
+            c.partialSinceMs = nil
+            if !server.flush(c) { drop(c) }
+        }
+    }
+
+    private func service(_ c: ClientConnection, readable: Bool = true) {
+        switch server.readLines(c, readable: readable) {
         case .lines(let lines):
             for l in lines { answer(l, to: c) }
         case .tooLong(let lines):

@@ -187,3 +187,71 @@ struct LineLimitTests {
         #expect(other.readJSON()?["ok"] as? Bool == true)
     }
 }
+
+/// Issue 13 §2: clients that lock everyone else out. A person's `isletctl status` must get
+/// through 64 stuck watchers or 64 tricklers; a pipelining client that reads is served in turns,
+/// not dropped; an unfinished line times out.
+@Suite("client fairness", .serialized, .timeLimit(.minutes(2)))
+struct ClientFairnessTests {
+    @Test func aPersonGetsThroughSixtyFourStuckWatchers() throws {
+        let d = try DaemonUnderTest()
+        var stuck: [RawClient] = []
+        for _ in 0..<64 {
+            let c = try RawClient(path: d.socket)
+            c.send(#"{"op":"watch"}"# + "\n")   // and never read
+            stuck.append(c)
+        }
+        sleepSeconds(0.3)
+        let r = d.ctl("status")
+        #expect(r.status == 0, "status \(r.status): \(r.err)")
+        _ = stuck
+    }
+
+    @Test func aPersonGetsThroughSixtyFourTricklers() throws {
+        let d = try DaemonUnderTest()
+        var tricklers: [RawClient] = []
+        for _ in 0..<64 { tricklers.append(try RawClient(path: d.socket)) }
+        // Each sends a byte of a request now and then, never a whole line.
+        for c in tricklers { c.send("{") }
+        sleepSeconds(0.6)
+        for c in tricklers { c.send("\"") }
+        sleepSeconds(0.6)
+        let r = d.ctl("status")
+        #expect(r.status == 0, "status \(r.status): \(r.err)")
+    }
+
+    @Test func anUnfinishedLineTimesOut() throws {
+        let d = try DaemonUnderTest()
+        let c = try RawClient(path: d.socket)
+        c.send(#"{"op":"sta"#)
+        let answer = c.readJSON()   // RawClient waits up to 5 s per read; the daemon answers at 5 s
+        let late = answer == nil ? c.readJSON() : answer
+        #expect(errorCode(late) == "request_timeout", "\(String(describing: late))")
+    }
+
+    @Test func aPipeliningClientThatReadsIsServedInTurnsNotDropped() throws {
+        let d = try DaemonUnderTest()
+        let flood = try RawClient(path: d.socket)
+        let n = 3000
+        let batch = Array(String(repeating: #"{"op":"status"}"# + "\n", count: n).utf8)
+        let fd = flood.fd
+        let sender = Thread {
+            var off = 0
+            while off < batch.count {
+                let w = batch[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if w <= 0 { return }
+                off += w
+            }
+        }
+        sender.start()
+        // Meanwhile a person asks, and is answered.
+        let person = d.ctl("status")
+        #expect(person.status == 0, "\(person.err)")
+        var answered = 0
+        while answered < n, let o = flood.readJSON() {
+            #expect(o["ok"] as? Bool == true)
+            answered += 1
+        }
+        #expect(answered == n, "the flooding client got \(answered) of \(n) answers")
+    }
+}
