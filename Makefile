@@ -15,7 +15,7 @@ BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv
 BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps bench-deps deb-deps toolchain build release deb deb-trixie test test-system demo bench bench-compare gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps toolchain build release deb deb-trixie fuzz fuzz-build fuzz-replay soak test test-system demo bench bench-compare gallery install uninstall clean
 
 all: build
 
@@ -123,6 +123,24 @@ uninstall:
 gallery: deps
 	$(SWIFT) build --product islet-gallery $(BUILD_FLAGS)
 	mkdir -p docs/gallery && "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/islet-gallery" docs/gallery
+
+# libFuzzer over what isletd reads from outside (scripts/fuzz.sh, docs/RELIABILITY.md). The
+# targets are built apart (.build/fuzz) with ASan and the fuzzer's coverage; libFuzzer comes
+# from the toolchain without its main (the target's own main hands it the command line).
+FUZZ_LIB = $(shell d=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")"); echo "$$d/../lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-$$(uname -m).a")
+fuzz-build: deps
+	@test -f "$(FUZZ_LIB)" || { echo "islet: $(FUZZ_LIB) is missing: this Swift toolchain has no libFuzzer"; exit 1; }
+	@set -o pipefail; $(SWIFT) build --product islet-fuzz --build-path .build/fuzz -Xswiftc -sanitize=address \
+	  -Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xlinker "$(FUZZ_LIB)" -Xlinker -lstdc++ 2>&1 \
+	  | grep -v "Cannot export local symbol '__asan" || true
+	@test -x .build/fuzz/debug/islet-fuzz || { echo "islet: the fuzz build failed (above)"; exit 1; }
+
+# Explores FUZZ_SECONDS (60) per target; `make fuzz-replay` is CI's fixed-seed, fixed-count run.
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) bash scripts/fuzz.sh explore
+
+fuzz-replay: fuzz-build
+	bash scripts/fuzz.sh replay
 
 # A real kernel and a live systemd under qemu: the .deb and make install in a bookworm guest,
 # driven through gpio-sim and i2c-stub (docs/SYSTEM-TEST.md). Needs root and Debian's apt.

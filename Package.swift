@@ -48,6 +48,10 @@ let package = Package(
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         .executableTarget(name: "isletctl", dependencies: ["IsletDaemon"], swiftSettings: strict),
         .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon"], swiftSettings: strict),
+        // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
+        // a replayer of the corpora in Tests/Fuzz.
+        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon"],
+                          swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
         .executableTarget(name: "islet-gallery", dependencies: ["IsletRender", "IsletDisplay"], swiftSettings: strict),
 

@@ -154,22 +154,31 @@ public final class FileStore: ActivityStore {
             if e.errno.code == ENOENT { return LoadedState(activities: [], savedAt: nil, problem: nil) }
             return LoadedState(activities: [], savedAt: nil, problem: moveAside("it could not be read (\(e))"))
         }
+        switch Self.decode(bytes) {
+        case .success(let state): return state
+        case .failure(let why): return LoadedState(activities: [], savedAt: nil, problem: moveAside(why.reason))
+        }
+    }
+
+    public struct Unusable: Error, Sendable { public var reason: String }
+
+    /// The state file's bytes as activities, or why they are unusable. Pure (the fuzz target).
+    public static func decode(_ bytes: [UInt8]) -> Result<LoadedState, Unusable> {
         struct Probe: Decodable { var schema: Int? }
         guard let probe = try? JSONDecoder().decode(Probe.self, from: Data(bytes)) else {
-            return LoadedState(activities: [], savedAt: nil, problem: moveAside("it is not valid JSON"))
+            return .failure(Unusable(reason: "it is not valid JSON"))
         }
         guard probe.schema == StateFile.schemaVersion else {
-            return LoadedState(activities: [], savedAt: nil,
-                               problem: moveAside("its schema \(probe.schema.map(String.init) ?? "(none)") is not \(StateFile.schemaVersion), the one this build reads"))
+            return .failure(Unusable(reason: "its schema \(probe.schema.map(String.init) ?? "(none)") is not \(StateFile.schemaVersion), the one this build reads"))
         }
         do {
             let file = try JSONDecoder().decode(StateFile.self, from: Data(bytes))
             guard let savedAt = ISO8601.parse(file.savedAt) else {
-                return LoadedState(activities: [], savedAt: nil, problem: moveAside("saved_at is not an ISO-8601 instant"))
+                return .failure(Unusable(reason: "saved_at is not an ISO-8601 instant"))
             }
-            return LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID, bootMs: file.bootMs, problem: nil)
+            return .success(LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID, bootMs: file.bootMs, problem: nil))
         } catch {
-            return LoadedState(activities: [], savedAt: nil, problem: moveAside("it does not decode (\(error))"))
+            return .failure(Unusable(reason: "it does not decode (\(error))"))
         }
     }
 
