@@ -24,6 +24,7 @@ mmdebstrap --mode=root --variant=minbase --include="$INCLUDE" \
     --customize-hook="'$here/image-customize.sh' \"\$1\" '$kver' '$moddir' '$here/guest'" \
     "$suite" "$root" http://deb.debian.org/debian
 
+# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 chroot "$root" dpkg-query -W -f='${Package}\t${Version}\n' > "$out/packages.txt"
 if bad=$(cut -f1 "$out/packages.txt" | grep -E "$FORBIDDEN_RE"); then
     echo "the guest image contains Islet's runtime libraries: $bad" >&2

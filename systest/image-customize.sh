@@ -31,7 +31,9 @@ install -m 0755 "$guest/systest-boot" "$r/usr/local/sbin/systest-boot"
 install -m 0644 "$guest/systest.service" "$r/etc/systemd/system/systest.service"
 chroot "$r" systemctl enable systest.service
 # Nothing periodic that could wake up in the middle of a measurement.
-for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer systemd-tmpfiles-clean.timer; do
+# Nor what costs boot time under TCG and means nothing here.
+for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service fstrim.timer \
+         systemd-tmpfiles-clean.timer modprobe@drm.service; do
     ln -sf /dev/null "$r/etc/systemd/system/$u"
 done
 # The journal on disk: the scenario reads it across the reboot.

@@ -91,9 +91,11 @@ else
     [ -f "${deb1[0]}" ] || die "make deb left no dist/islet_${v1}_*.deb"
     say "building the upgrade package ${v1}+systest"
     SKIP_BUILD=1 DEB_VERSION="${v1}+systest" DEB_OUT="$work" bash "$root/scripts/deb.sh" >&2
-    debs=("${deb1[0]}" "$work"/islet_"${v1}+systest"_*.deb)
+    debs=("${deb1[0]}" "$work/islet_${v1}+systest_"*.deb)
 fi
-[ "${#debs[@]}" -ge 2 ] && [ -f "${debs[0]}" ] && [ -f "${debs[1]}" ] || die "need two islet .deb files (a version and a higher one), found: ${debs[*]}"
+if [ "${#debs[@]}" -lt 2 ] || [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
+    die "need two islet .deb files (a version and a higher one), found: ${debs[*]}"
+fi
 # The lowest and the highest version.
 mapfile -t vers < <(for d in "${debs[@]}"; do dpkg-deb -f "$d" Version; done | sort -u)
 low="${vers[0]}" high="${vers[0]}"
@@ -118,8 +120,8 @@ say "gpio-sim.ko ready ($(since "$t0") s; built in $(cat "$moddir/.build-seconds
 # ---- 4. The guest image (cached) -------------------------------------------------------------
 # Keyed by the scripts that build it, the kernel, the module and the candidate versions of what
 # it installs (so a Debian update of systemd, python3, ... makes a new image).
-include="$(sed -n 's/^INCLUDE=//p' "$here/build-image.sh")"
-candidates="$(apt-cache policy ${include//,/ } 2>/dev/null | grep -E '^[^ ]|Candidate' | tr -s ' ' | tr '\n' ' ')"
+IFS=, read -r -a include < <(sed -n 's/^INCLUDE=//p' "$here/build-image.sh")
+candidates="$(apt-cache policy "${include[@]}" 2>/dev/null | grep -E '^[^ ]|Candidate' | tr -s ' ' | tr '\n' ' ')"
 image_key="$(hash_of "$guest" "$kver" "$(pkg_version "linux-image-$kver")" "$module_key" "$candidates" \
     "$(pkg_version mmdebstrap)" "$here/build-image.sh" "$here/image-customize.sh" \
     "$here/guest/systest-boot" "$here/guest/systest.service")"
@@ -183,7 +185,7 @@ say "booting the $guest guest (qemu TCG, -smp $smp, limit ${timeout_s} s)"
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp "$smp"
       -nodefaults -display none -nic none -no-user-config
       -kernel "$image/vmlinuz" -initrd "$image/initrd.img"
-      -append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 panic=-1"
+      -append "root=/dev/vda rw console=ttyS0 systemd.show_status=0 panic=-1"
       -drive "file=$image/rootfs.img,format=raw,if=virtio,snapshot=on"
       -virtfs "local,path=$work/host,mount_tag=host,security_model=none,readonly=on"
       -virtfs "local,path=$results,mount_tag=results,security_model=none"
