@@ -142,6 +142,17 @@ fuzz: fuzz-build
 fuzz-replay: fuzz-build
 	bash scripts/fuzz.sh replay
 
+# Kill -9 during churn, client abuse and bus faults against the release daemon
+# (scripts/soak.py; SOAK_KILLS=100, SOAK_ABUSE_SECONDS=20), then the concurrency tests under
+# ThreadSanitizer (its own build in .build/tsan): a report fails the run.
+TSAN_FILTER := IsletCoreTests|ButtonsPollLoopTests|atomic file store|StateFileSafetyTests
+soak: release
+	SOAK_BIN=.build/release python3 scripts/soak.py
+	@set -o pipefail; $(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread $(BUILD_FLAGS) 2>&1 | tail -1
+	@set -o pipefail; TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread \
+	  --filter '$(TSAN_FILTER)' 2>&1 | tee .build/tsan/last.log | grep -E "ThreadSanitizer|Test run"; \
+	if grep -q "WARNING: ThreadSanitizer" .build/tsan/last.log; then echo "islet: ThreadSanitizer reported a race (.build/tsan/last.log)"; exit 1; fi
+
 # A real kernel and a live systemd under qemu: the .deb and make install in a bookworm guest,
 # driven through gpio-sim and i2c-stub (docs/SYSTEM-TEST.md). Needs root and Debian's apt.
 test-system: deb

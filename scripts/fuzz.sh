@@ -32,6 +32,7 @@ for t in $targets; do
             mkdir -p "$work/$t"
             cp "$seeds"/* "$work/$t/"
             args=(-seed=1 -runs="${FUZZ_RUNS:-20000}" -artifact_prefix="$work/$t-" "$work/$t")
+            corpus="$work/$t"
             ;;
         explore)
             corpus="$root/.build/fuzz/corpus-$t"
@@ -49,7 +50,7 @@ for t in $targets; do
     total_execs=$(( total_execs + ${execs:-0} ))
     printf 'islet: fuzz %-8s %-6s %9s executions in %4d.%d s (%s exec/s), corpus %s inputs\n' \
         "$t" "$result" "${execs:-?}" $((ms / 1000)) $((ms % 1000 / 100)) "$(( ${execs:-0} * 1000 / (ms > 0 ? ms : 1) ))" \
-        "$(ls "${args[-1]}" | wc -l)"
+        "$(ls "$corpus" | wc -l)"
     if [ "$result" != ok ]; then
         grep -E 'islet-fuzz:|ERROR|SUMMARY|Test unit written' "$log" | head -20 >&2
         [ "$mode" = replay ] && cp "$work/$t"-crash-* "$seeds/" 2>/dev/null && echo "islet: the failing input was copied into $seeds/: fix the cause, keep the input" >&2

@@ -60,7 +60,7 @@ final class ControlServer {
     static let throttleOutputBytes = 64 * 1024
     /// Requests answered per client per loop turn: a client that pipelines thousands of
     /// requests gets them answered in turns, between everyone else's.
-    static let linesPerTurn = 32
+    static let linesPerTurn = 8
     /// A request line must be complete this long after its first byte.
     static let lineTimeoutMs: Int64 = 5000
 
