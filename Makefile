@@ -147,6 +147,7 @@ fuzz-replay: fuzz-build
 # ThreadSanitizer (its own build in .build/tsan): a report fails the run.
 TSAN_FILTER := IsletCoreTests|ButtonsPollLoopTests|atomic file store|StateFileSafetyTests
 soak: release
+	$(call apt_ensure,strace python3)
 	SOAK_BIN=.build/release python3 scripts/soak.py
 	@set -o pipefail; $(SWIFT) build --build-tests --build-path .build/tsan --sanitize=thread $(BUILD_FLAGS) 2>&1 | tail -1
 	@set -o pipefail; TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --build-path .build/tsan --sanitize=thread \
