@@ -30,14 +30,16 @@ extension PanelModel {
             .contrast: "81 CF: L:363 (U ssd1306_96x16.c:62 sends AF)",
             .vcomh: "DB 40: L:359 (U ssd1306_96x16.c:64 sends 20)",
         ]),
-        ssd1306(72, 40, offset: 28, mux: 0x27, pins: 0x12, extra: [[0xAD, 0x30]], src: [
+        // The one peer with this size (u8g2) is the size's source for its brightness too: the
+        // 0.42" glass is specified for its own values, not the 0.96" modules' (issue 11 §1).
+        ssd1306(72, 40, offset: 28, mux: 0x27, pins: 0x12, precharge: 0x22, vcomh: 0x20, contrast: 0xAF, extra: [[0xAD, 0x30]], src: [
             .columnOffset: "28: U ssd1306_72x40.c:240-241 x offset 28/28 (luma has no 72x40)",
             .multiplex: "A8 27 (40 MUX): U ssd1306_72x40.c:96",
             .comPins: "DA 12: U ssd1306_72x40.c:113",
             .extraInit: "AD 30 internal IREF: U ssd1306_72x40.c:98 (u8g2 issue #1047: very dim without it); no ADh in SSD1306 Rev 1.1",
-            .precharge: "D9 F1: L:358 for luma's other sizes (luma has no 72x40; U ssd1306_72x40.c:115 sends 22)",
-            .vcomh: "DB 40: L:359 for luma's other sizes (U ssd1306_72x40.c:116 sends 20)",
-            .contrast: "81 CF: L:363 for luma's other sizes (U ssd1306_72x40.c:114 sends AF)",
+            .precharge: "D9 22: U ssd1306_72x40.c:115, the only peer with this size (luma has no 72x40)",
+            .vcomh: "DB 20: U ssd1306_72x40.c:116 (also the SSD1306 POR, p. 32 Table 9-1)",
+            .contrast: "81 AF: U ssd1306_72x40.c:114",
         ]),
         ssd1306(64, 48, offset: 32, mux: 0x2F, pins: 0x12, src: [
             .columnOffset: "32: L:333 colstart 32; U ssd1306_64x48.c:190-191 x offset 32/32",
@@ -83,6 +85,7 @@ extension PanelModel {
 
     /// An SSD1306 charge-pump module: the values luma.oled and u8g2 agree on for cheap modules.
     private static func ssd1306(_ w: Int, _ h: Int, offset: Int, mux: UInt8, pins: UInt8, clock: UInt8 = 0x80,
+                                precharge: UInt8 = 0xF1, vcomh: UInt8 = 0x40,
                                 contrast: UInt8 = 0xCF, extra: [[UInt8]] = [], src: [PanelField: String]) -> PanelModel {
         var sources: [PanelField: String] = [
             .displayOffset: "D3 00: SSD1306 p. 31 Table 9-1 (reset 00h), p. 37 §10.1.15; L:351; U ssd1306_128x64_noname.c:50",
@@ -96,7 +99,7 @@ extension PanelModel {
         ]
         sources.merge(src) { _, new in new }
         return PanelModel(controller: .ssd1306, width: w, height: h, columnOffset: offset, multiplex: mux, comPins: pins,
-                          clockDivide: clock, contrast: contrast, extraInit: extra, sources: sources)
+                          clockDivide: clock, precharge: precharge, vcomh: vcomh, contrast: contrast, extraInit: extra, sources: sources)
     }
 
     private static let sh1106Sources: [PanelField: String] = [

@@ -100,11 +100,12 @@ import IsletRender
 
     @Test func brightnessRegistersEndAsTheSourcesSay() throws {
         // (D5, D9, DB, 81, IREF) after init, written from the sources, not read from the table:
-        // SSD1306 modules F1/40/CF as luma.oled (u8g2 128x32: 81 8F; 96x16: luma D5 60; 72x40: AD 30);
+        // SSD1306 modules F1/40/CF as luma.oled (u8g2 128x32: 81 8F; 96x16: luma D5 60; 72x40, whose
+        // only peer is u8g2 ssd1306_72x40.c:114-116: D9 22, DB 20, 81 AF, and AD 30);
         // SSD1309 reset values 70/22/34/7F; SH1106 and SH1107 reset values 50/22/35/80.
         let expected: [(ControllerKind, Int, Int, UInt8, UInt8, UInt8, UInt8, UInt8?)] = [
             (.ssd1306, 128, 64, 0x80, 0xF1, 0x40, 0xCF, nil), (.ssd1306, 128, 32, 0x80, 0xF1, 0x40, 0x8F, nil),
-            (.ssd1306, 96, 16, 0x60, 0xF1, 0x40, 0xCF, nil), (.ssd1306, 72, 40, 0x80, 0xF1, 0x40, 0xCF, 0x30),
+            (.ssd1306, 96, 16, 0x60, 0xF1, 0x40, 0xCF, nil), (.ssd1306, 72, 40, 0x80, 0x22, 0x20, 0xAF, 0x30),
             (.ssd1306, 64, 48, 0x80, 0xF1, 0x40, 0xCF, nil), (.ssd1306, 64, 32, 0x80, 0xF1, 0x40, 0xCF, nil),
             (.ssd1309, 128, 64, 0x70, 0x22, 0x34, 0x7F, nil), (.sh1106, 128, 64, 0x50, 0x22, 0x35, 0x80, nil),
             (.sh1107, 64, 128, 0x50, 0x22, 0x35, 0x80, nil), (.sh1107, 128, 128, 0x50, 0x22, 0x35, 0x80, nil),
