@@ -58,7 +58,13 @@ apt_ensure "linux-image-$kver" "linux-headers-$kver"
 say "guest kernel $kver ($(pkg_version "linux-image-$kver"))"
 
 # ---- 2. Islet's artifacts --------------------------------------------------------------------
+# Working directories of runs that were killed outright (SIGKILL leaves no trap) go first.
+for old in /var/tmp/islet-systest.*; do
+    [ -f "$old/pid" ] || continue
+    kill -0 "$(cat "$old/pid")" 2>/dev/null || rm -rf "$old"
+done
 work="$(mktemp -d /var/tmp/islet-systest.XXXXXX)"
+echo $$ > "$work/pid"
 qemu_pid=""
 cleanup() {
     local rc=$?

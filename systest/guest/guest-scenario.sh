@@ -128,7 +128,9 @@ step_b_bus_frame() {
     log "status: bus_errors $errs, frames $frames, bus_bytes $(jget /run/s.json 'd["status"]["bus_bytes"]')"
     check "bus_errors is 0" [ "$errs" = 0 ]
     isletctl pause
-    sleep 1.5
+    sleep 0.5
+    mark b-paused
+    sleep 3
     status_json "$R/b-status-paused.json"
     local frozen shown size pres
     frozen="$(act_field "$R/b-status-paused.json" remaining_seconds)"
@@ -149,6 +151,9 @@ print("gaps:", " ".join("%.2f" % g for g in gaps), "->", "ok" if ok else "NOT on
 sys.exit(0 if ok else 1)
 EOF
     then fail "bus writes are not one a second (see the bursts above)"; fi
+    PANEL_SIZE="$size" STUB_BUS=i2c-1 decode "$R/b-paused" --since "$(mark_ts b-paused)" || true
+    local quiet; quiet="$(jget "$R/b-paused.json" 'len(d["data_bursts"])')"
+    check "no bus writes in the 3 s after the pause (paused: nothing changes on the panel; got $quiet bursts)" [ "$quiet" = 0 ]
     render_paused "$R/b-render.pbm" "$size" "$pres" "$(ceil "$frozen")"
     if ! PANEL_SIZE="$size" STUB_BUS=i2c-1 decode "$R/b-decoded" --expect "$R/b-render.pbm" --ascii; then
         fail "the decoded panel differs from isletctl render ($(jget "$R/b-decoded.json" 'd.get("differing_pixels")') pixels)"
