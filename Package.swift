@@ -30,8 +30,10 @@ let package = Package(
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
         .target(name: "IsletCore", swiftSettings: strict),
+        // The leaf: 1-bit page-packed frames and panel sizes; no C, no other Islet module.
+        .target(name: "IsletFrame", swiftSettings: strict),
         .target(name: "IsletRender",
-                dependencies: ["IsletCore", "CFreeType", "CFriBidi", "CPNG"],
+                dependencies: ["IsletCore", "IsletFrame", "CFreeType", "CFriBidi", "CPNG"],
                 exclude: ["Localization"],
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
@@ -39,30 +41,31 @@ let package = Package(
         .executableTarget(name: "islet-strings-gen", swiftSettings: strict),
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
-        .target(name: "IsletDisplay", dependencies: ["IsletRender"], swiftSettings: strict),
+        .target(name: "IsletDisplay", dependencies: ["IsletFrame"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletDisplay", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",
-                dependencies: ["IsletCore", "IsletRender", "IsletDisplay", "IsletLinux"],
+                dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         .executableTarget(name: "isletctl", dependencies: ["IsletDaemon"], swiftSettings: strict),
-        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon"], swiftSettings: strict),
+        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame"], swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
         .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
-        .executableTarget(name: "islet-gallery", dependencies: ["IsletRender", "IsletDisplay"], swiftSettings: strict),
+        .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay"], swiftSettings: strict),
 
         // Shared by the test targets only: the seeded generator and fuzz settings.
         .target(name: "IsletTestSupport", path: "Tests/IsletTestSupport", swiftSettings: strict),
         .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletTestSupport"],
+        .testTarget(name: "IsletFrameTests", dependencies: ["IsletFrame"], swiftSettings: strict),
+        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletRender", "IsletTestSupport"], swiftSettings: strict),
-        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon"], swiftSettings: strict),
+        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux", "IsletFrame"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import IsletFrame
 import IsletDisplay
 import IsletLinux
 import IsletRender

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletFrame
 import IsletRender
 
 /// The terminal as the demo's screen and keyboard: raw mode while the daemon runs, restored

@@ -1,3 +1,5 @@
+import IsletFrame
+
 /// Something in a command/data stream that a real controller would not take as meant.
 public struct PanelProblem: Sendable, Hashable, CustomStringConvertible {
     /// Index of the transaction (0-based, counted by the panel) and of the byte inside it.

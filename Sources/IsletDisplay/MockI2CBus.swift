@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import IsletFrame
 import Synchronization
 
 /// A bus with emulated panels on it, for tests and for running without hardware. It enforces the

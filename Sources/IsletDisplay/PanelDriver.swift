@@ -1,3 +1,5 @@
+import IsletFrame
+
 /// What one flush (or settings change) cost on the bus.
 public struct FlushStats: Sendable, Hashable, CustomStringConvertible {
     /// Write transactions sent.

@@ -1,3 +1,4 @@
+import IsletFrame
 @preconcurrency import CFreeType
 #if canImport(Glibc)
 import Glibc

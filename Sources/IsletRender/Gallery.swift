@@ -1,3 +1,5 @@
+import IsletFrame
+
 /// Contact sheets for review (`make gallery`): every presentation × state per panel size, and
 /// the labelled presentations in every language. Lit pixels are white; each frame has a thin
 /// outline one pixel outside it so a dark frame still shows its extent.

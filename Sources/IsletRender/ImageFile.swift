@@ -1,3 +1,4 @@
+import IsletFrame
 import CPNG
 #if canImport(Glibc)
 import Glibc

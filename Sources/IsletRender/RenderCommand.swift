@@ -1,3 +1,4 @@
+import IsletFrame
 import IsletCore
 #if canImport(Glibc)
 import Glibc

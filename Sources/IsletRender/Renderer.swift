@@ -1,3 +1,4 @@
+import IsletFrame
 @preconcurrency import CFreeType
 import IsletCore
 import Synchronization

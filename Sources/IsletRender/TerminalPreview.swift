@@ -1,3 +1,5 @@
+import IsletFrame
+
 /// A frame drawn with Unicode half blocks, two pixel rows per text line, for terminals
 /// (the desktop demo and `isletctl watch`).
 public enum TerminalPreview {

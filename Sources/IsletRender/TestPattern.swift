@@ -1,3 +1,5 @@
+import IsletFrame
+
 /// A frame that shows at a glance whether a real module's size, offset and orientation are set
 /// right (`isletctl test-pattern`, `isletd --test-pattern`): what each wrong setting looks like
 /// on it is in docs/DISPLAY.md.

@@ -1,3 +1,4 @@
+import IsletFrame
 import IsletCore
 import IsletRender
 import IsletDisplay

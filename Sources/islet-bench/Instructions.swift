@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletFrame
 import IsletCore
 import IsletRender
 import IsletDisplay

@@ -2,6 +2,7 @@
 // right one. Every picture is the emulated module (PanelModule, written from the datasheets and
 // peers) fed the real init and frame bytes of the driver with that setting: nothing is drawn by
 // hand, so the gallery shows what the emulator the tests trust would show.
+import IsletFrame
 import IsletDisplay
 import IsletRender
 import Synchronization

@@ -2,6 +2,7 @@
 // `islet-gallery --time [PRESENTATION [WxH [TICKS]]]` prints a rough cost of one tick (the
 // benchmarks measure properly). TICKS (default 100,000) lets an outside allocation counter compare
 // 1 tick with many: a steady-state tick must add no allocation.
+import IsletFrame
 import IsletCore
 import IsletDisplay
 import IsletRender

@@ -1,3 +1,4 @@
+import IsletFrame
 import Foundation
 import IsletCore
 import IsletDaemon

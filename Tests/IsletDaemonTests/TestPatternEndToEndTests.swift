@@ -1,3 +1,4 @@
+import IsletFrame
 import Foundation
 import IsletDaemon
 import IsletRender

@@ -1,3 +1,5 @@
+import IsletRender
+import IsletFrame
 import Testing
 import IsletDisplay
 

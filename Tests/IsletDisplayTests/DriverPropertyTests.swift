@@ -1,3 +1,4 @@
+import IsletFrame
 import Testing
 import IsletDisplay
 #if canImport(Glibc)

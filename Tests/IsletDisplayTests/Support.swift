@@ -1,3 +1,4 @@
+import IsletFrame
 import Synchronization
 @_exported import IsletTestSupport
 import IsletDisplay

@@ -1,3 +1,4 @@
+import IsletFrame
 import Testing
 import IsletCore
 #if canImport(Glibc)
@@ -79,16 +80,6 @@ struct SceneTests {
         // Rows 0–1 make the first line, row 2 (and the missing row 3) the second.
         let b = Bitmap(ascii: ["#.#.", "##..", ".#.#"])
         #expect(TerminalPreview.render(b) == "█▄▀ \n ▀ ▀\n")
-    }
-
-    @Test func panelSizesParse() {
-        #expect(PanelSize(parsing: "128x32") == .w128h32)
-        #expect(PanelSize(parsing: "64X128") == .w64h128)
-        #expect(PanelSize(parsing: "72×40") == .w72h40)
-        for bad in ["", "128", "128x", "x32", "128x32x1", "-8x8", "4x8", "300x32", "12ax3", " 128x32"] {
-            #expect(PanelSize(parsing: bad) == nil, "\(bad)")
-        }
-        #expect(PanelSize.all.count == 8)
     }
 }
 

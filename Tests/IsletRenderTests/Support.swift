@@ -1,3 +1,4 @@
+import IsletFrame
 import Testing
 @_exported import IsletTestSupport
 import IsletCore

@@ -1,5 +1,5 @@
 import Testing
-import IsletRender
+import IsletFrame
 
 @Test func pixelsArePagePackedLikeGDDRAM() {
     // SSD1306 datasheet 8.7: each page byte is one column, D0 the top row of the page.
@@ -26,12 +26,4 @@ import IsletRender
     let b = Bitmap(ascii: art)
     #expect(b.width == 4 && b.height == 3)
     #expect(b.asciiRows == art)
-}
-
-@Test func pbmIsPlainP1WithOneForLitPixels() {
-    // Netpbm: P1, width, height, then one digit per pixel, 1 = black; we write lit as 1.
-    let b = Bitmap(ascii: ["#.", ".#"])
-    #expect(ImageFile.pbm(b) == "P1\n2 2\n1 0\n0 1\n")
-    #expect(ImageFile.parsePBM("P1\n# comment\n2 2\n1001\n") == b)
-    #expect(ImageFile.parsePBM("P1\n2 2\n1 0 0\n") == nil)
 }
