@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletTestSupport"], swiftSettings: strict),
-        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux", "IsletFrame"], swiftSettings: strict),
+        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux", "IsletDisplay", "IsletFrame"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender"], swiftSettings: strict),
     ]
 )

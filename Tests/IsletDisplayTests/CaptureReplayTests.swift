@@ -1,3 +1,4 @@
+import IsletTestSupport
 import IsletFrame
 import Testing
 import IsletDisplay

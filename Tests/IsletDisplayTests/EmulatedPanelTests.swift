@@ -1,3 +1,4 @@
+import IsletTestSupport
 import Testing
 import IsletDisplay
 

@@ -1,6 +1,6 @@
 import IsletFrame
 import Synchronization
-@_exported import IsletTestSupport
+import IsletTestSupport
 import IsletDisplay
 
 /// A bus that keeps every transaction, for byte-exact expectations.

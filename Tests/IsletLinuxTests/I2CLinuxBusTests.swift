@@ -1,3 +1,4 @@
+import IsletDisplay
 import IsletFrame
 import Testing
 import Synchronization

@@ -1,6 +1,6 @@
 import IsletFrame
 import Testing
-@_exported import IsletTestSupport
+import IsletTestSupport
 import IsletCore
 @testable import IsletRender
 #if canImport(Glibc)
