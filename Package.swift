@@ -42,17 +42,25 @@ let package = Package(
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
         .target(name: "IsletDisplay", dependencies: ["IsletFrame"], swiftSettings: strict),
+        // The POSIX helpers the control client shares with the daemon (errno, writes, socket addresses).
+        .target(name: "IsletPosix", swiftSettings: strict),
+        // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
+        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletPosix"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletDisplay", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",
-                dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux"],
+                dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
+                               "IsletPosix", "IsletProtocol"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
-        .executableTarget(name: "isletctl", dependencies: ["IsletDaemon"], swiftSettings: strict),
-        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame"], swiftSettings: strict),
+        // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
+        .executableTarget(name: "isletctl",
+                          dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletPosix", "IsletProtocol"],
+                          swiftSettings: strict),
+        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol"], swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
-        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon"],
+        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
         .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay"], swiftSettings: strict),
@@ -65,7 +73,12 @@ let package = Package(
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletProtocolTests", dependencies: ["IsletProtocol", "IsletCore"], swiftSettings: strict),
+        // isletctl's command-line code, tested through the executable target itself.
+        .testTarget(name: "isletctlTests",
+                    dependencies: ["isletctl", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux", "IsletDisplay", "IsletFrame"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender", "IsletProtocol"], swiftSettings: strict),
     ]
 )

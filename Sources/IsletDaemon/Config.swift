@@ -1,4 +1,5 @@
 import Glibc
+import IsletProtocol
 import IsletCore
 import IsletDisplay
 
@@ -18,23 +19,6 @@ public enum ButtonsMode: String, Sendable, CaseIterable { case none, mock, gpio 
 public enum PreviewMode: String, Sendable, CaseIterable { case none, terminal }
 /// What SIGTERM leaves on the panel.
 public enum ExitDisplay: String, Sendable, CaseIterable { case off, keep }
-
-/// The session `toggle` starts from idle.
-public struct SessionDefaults: Hashable, Sendable {
-    public var minutes: Double = 20
-    public var cycles: Int = 1
-    public var language: String = "en"
-    public var cycleEndSeconds: Double = 3
-    public var title: String?
-
-    public init() {}
-
-    public var attributes: ActivityAttributes {
-        ActivityAttributes(kind: .countdown(cycle: .milliseconds(Int64(minutes * 60_000)), cycles: cycles == 0 ? nil : cycles),
-                           title: title, cycleEndInterval: .milliseconds(Int64(cycleEndSeconds * 1000)),
-                           language: language)
-    }
-}
 
 /// Everything the daemon reads from its config file and command line. Defaults are the
 /// documented ones (README.md, "Configuration").
@@ -91,7 +75,7 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
 
 extension DaemonConfig {
     /// A bound as a person writes it: `20`, `0.05`.
-    static func plain(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? "\(Int(d))" : "\(d)" }
+    static func plain(_ d: Double) -> String { StrictJSON.plain(d) }
 
     /// Every key by section, for error messages and docs.
     public static let keys: [String: [String]] = [
@@ -305,5 +289,12 @@ extension StringProtocol {
     var trimmingSpaces: String {
         let s = self.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
         return String(s.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}
+
+extension DaemonPaths {
+    /// The paths for a config: its own, else the defaults for this user.
+    public static func resolve(_ c: DaemonConfig) -> DaemonPaths {
+        DaemonPaths(socket: c.socketPath ?? defaultSocket(), stateDir: c.stateDir ?? defaultStateDir())
     }
 }

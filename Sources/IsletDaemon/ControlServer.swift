@@ -1,3 +1,5 @@
+import IsletPosix
+import IsletProtocol
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletPosix
+import IsletProtocol
 import IsletFrame
 import IsletCore
 import IsletDisplay

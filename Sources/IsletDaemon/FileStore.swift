@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletPosix
 import FoundationEssentials
 import IsletCore
 import Synchronization

@@ -2,54 +2,13 @@ import IsletFrame
 import IsletCore
 import IsletRender
 
-/// What to draw at one instant: 0, 1 or 2 activities in one presentation.
-public struct Scene: Sendable, Hashable {
-    public var activities: [Activity]
-    public var presentation: Presentation
-    public var now: Instant
-    public init(activities: [Activity], presentation: Presentation, now: Instant) {
-        self.activities = activities
-        self.presentation = presentation
-        self.now = now
-    }
-}
-
 /// The seam to the renderer: the daemon draws through this protocol only.
 public protocol FrameRenderer {
     func render(_ scene: Scene, options: RenderOptions, into frame: inout Bitmap)
 }
 
-/// IsletRender's renderer (fonts, bidi, localized labels).
-extension Renderer: FrameRenderer {
-    public func render(_ scene: Scene, options: RenderOptions, into frame: inout Bitmap) {
-        frame.clear()
-        render(scene.activities, presentation: scene.presentation, now: scene.now, options: options, into: &frame)
-    }
-}
-
-/// The presentation policy: one activity compact, two both minimal, an expand request shows
-/// expanded for a few seconds, nothing left means the panel goes dark.
-public struct PresentationPolicy: Sendable {
-    public var expandedUntil: Instant?
-    public var expandedTimer: String?
-    public init() {}
-
-    public func scene(of activities: [Activity], now: Instant) -> Scene? {
-        guard !activities.isEmpty else { return nil }
-        if let until = expandedUntil, now < until,
-           let a = activities.last(where: { $0.timerID == expandedTimer }) ?? activities.last {
-            return Scene(activities: [a], presentation: .expanded, now: now)
-        }
-        if activities.count == 1 { return Scene(activities: activities, presentation: .compact, now: now) }
-        return Scene(activities: Array(activities.suffix(2)), presentation: .minimal, now: now)
-    }
-
-    /// When the policy itself changes what is shown (the end of an expand).
-    public func nextDeadline(after now: Instant) -> Instant? {
-        guard let until = expandedUntil, until > now else { return nil }
-        return until
-    }
-}
+/// IsletRender's renderer (fonts, bidi, localized labels) draws scenes itself.
+extension Renderer: FrameRenderer {}
 
 /// The burn-in pixel shift on the daemon's timeline: the offset now, and when it next moves.
 public struct PixelShiftSchedule: Sendable, Hashable {

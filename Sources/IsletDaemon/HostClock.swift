@@ -1,3 +1,4 @@
+import IsletPosix
 import IsletCore
 
 /// The daemon's timeline: the wall clock read once at start plus the monotonic (CLOCK_BOOTTIME)

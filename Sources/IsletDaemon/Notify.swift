@@ -1,3 +1,4 @@
+import IsletPosix
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import IsletProtocol
 import IsletFrame
 import IsletDisplay
 import IsletLinux

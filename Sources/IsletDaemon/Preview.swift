@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletPosix
+import IsletProtocol
 import IsletFrame
 import IsletRender
 
@@ -35,7 +37,7 @@ final class TerminalScreen {
                 text += "\u{1B}[2J\u{1B}[Hthe \(b.width)x\(b.height) preview needs a terminal of "
                     + "\(needs.columns)x\(needs.rows); this one is \(size.columns)x\(size.rows)\u{1B}[K\n"
             } else {
-                text += Self.framed(image.on ? b : Bitmap(width: b.width, height: b.height))
+                text += TerminalPreview.framed(image.on ? b : Bitmap(width: b.width, height: b.height))
             }
         }
         text += legend + "\u{1B}[K\n" + status + "\u{1B}[K\n"
@@ -49,16 +51,6 @@ final class TerminalScreen {
         var ws = winsize()
         guard ioctl(1, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return nil }
         return (Int(ws.ws_col), Int(ws.ws_row))
-    }
-
-    /// The half-block picture in a thin frame, so a dark panel still shows its outline.
-    static func framed(_ b: Bitmap) -> String {
-        let border = String(repeating: "─", count: b.width)
-        var out = "┌" + border + "┐\n"
-        for line in TerminalPreview.render(b).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-            out += "│" + line + "│\n"
-        }
-        return out + "└" + border + "┘\n"
     }
 
     func restore() {

@@ -1,3 +1,4 @@
+import IsletRender
 import IsletCore
 
 /// The scheduler's one decision: how long poll(2) may sleep. Pure, so it is tested with

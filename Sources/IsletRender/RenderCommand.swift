@@ -1,22 +1,10 @@
 import IsletFrame
 import IsletCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// `isletctl render`: one frame of a single activity, written as PBM or PNG.
+/// One frame of a single activity described by `isletctl render`'s flags: the request, its
+/// parser and the scene it stands for (the gallery and the tests draw through it too). The
+/// command line around it (usage, files, exit status) is isletctl's (Sources/isletctl).
 public enum RenderCommand {
-    public static let usage = """
-        usage: isletctl render --presentation compact|minimal|expanded|lockscreen --size WxH
-                               --state running|paused|cycle-end|complete|idle
-                               [--remaining SECONDS] [--duration SECONDS] [--cycle C --cycles N|0]
-                               [--language CODE] [--title TEXT] [--stale]
-                               [--stopwatch --elapsed SECONDS] [--scale N] -o FILE
-          FILE ends in .pbm (plain P1, 1 = lit) or .png; -o - writes PBM to standard output.
-          Defaults: compact, 128x32, running, --duration 300, --remaining = duration,
-          --cycle 1 --cycles 1 (0: open-ended), --language en, --scale 1 (PNG only).
-        """
-
     /// Everything the flags say, checked.
     public struct Request: Hashable, Sendable {
         public enum State: String, Sendable, CaseIterable {
@@ -189,51 +177,9 @@ public enum RenderCommand {
         return (a, now)
     }
 
-    /// Runs the command; returns the exit status (0, 64 for bad arguments, 69 for missing
-    /// fonts, 73 when the file cannot be written).
-    public static func run(arguments: [String]) -> Int32 {
-        if arguments.contains("-h") || arguments.contains("--help") {
-            writeStandard(1, usage + "\n")
-            return 0
-        }
-        let request: Request
-        do {
-            request = try parse(arguments)
-        } catch {
-            writeStandard(2, "isletctl render: \(error.message)\n\(usage)\n")
-            return 64
-        }
-        let renderer: Renderer
-        do {
-            renderer = try Renderer()
-        } catch {
-            writeStandard(2, "isletctl render: \(error)\n")
-            return 69
-        }
-        let frame = render(request, with: renderer)
-        do {
-            try ImageFile.write(frame, to: request.output, scale: request.scale)
-        } catch {
-            writeStandard(2, "isletctl render: \(error)\n")
-            return 73
-        }
-        return 0
-    }
-
     /// The frame for a request, with the daemon's default options.
     public static func render(_ r: Request, with renderer: Renderer) -> Bitmap {
         let (activity, now) = scene(r)
         return renderer.render(activity.map { [$0] } ?? [], presentation: r.presentation, now: now, size: r.size)
-    }
-
-    static func writeStandard(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            off += n
-        }
     }
 }

@@ -23,4 +23,14 @@ public enum TerminalPreview {
         }
         return s
     }
+
+    /// The half-block picture in a thin frame, so a dark panel still shows its outline.
+    public static func framed(_ b: Bitmap) -> String {
+        let border = String(repeating: "─", count: b.width)
+        var out = "┌" + border + "┐\n"
+        for line in render(b).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            out += "│" + line + "│\n"
+        }
+        return out + "└" + border + "┘\n"
+    }
 }

@@ -3,6 +3,7 @@
 // libFuzzer drives `LLVMFuzzerTestOneInput`; built plainly, this is a replayer that runs every
 // file of a corpus through the same target (what `make test` could not do by chance).
 // A target "fails" only by trapping or by breaking a property checked here.
+import IsletProtocol
 import IsletCore
 import IsletDaemon
 import IsletDisplay

@@ -1,5 +1,3 @@
-import IsletDaemon
-
 #if canImport(Glibc)
 import Glibc
 #endif

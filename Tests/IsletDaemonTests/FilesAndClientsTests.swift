@@ -1,3 +1,4 @@
+import IsletPosix
 import Foundation
 import IsletCore
 import IsletDaemon

@@ -1,3 +1,4 @@
+import IsletProtocol
 import IsletDaemon
 import IsletDisplay
 import Testing

@@ -1,3 +1,4 @@
+import IsletRender
 import IsletCore
 import IsletDaemon
 import Testing

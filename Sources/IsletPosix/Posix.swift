@@ -2,6 +2,9 @@
 import Glibc
 #endif
 
+// The few POSIX helpers both isletd and isletctl use (the control client writes and reads its
+// socket with them); a module of its own so the client links no GPIO or I²C library.
+
 /// An errno value as a typed error whose description is the C library's text.
 public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Int32
@@ -21,9 +24,9 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(operation): \(errno)" }
 }
 
-enum Posix {
+package enum Posix {
     /// Sets O_NONBLOCK and FD_CLOEXEC on a descriptor.
-    static func makeNonblocking(_ fd: Int32) {
+    package static func makeNonblocking(_ fd: Int32) {
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
         let fdflags = fcntl(fd, F_GETFD)
@@ -31,7 +34,7 @@ enum Posix {
     }
 
     /// Fills a sockaddr_un; nil when the path does not fit sun_path.
-    static func unixAddress(_ path: String) -> (sockaddr_un, socklen_t)? {
+    package static func unixAddress(_ path: String) -> (sockaddr_un, socklen_t)? {
         var addr = sockaddr_un()
         addr.sun_family = sa_family_t(AF_UNIX)
         var bytes = Array(path.utf8)
@@ -47,7 +50,7 @@ enum Posix {
     }
 
     /// Writes as much as the descriptor takes now; returns the count, 0 on EAGAIN.
-    static func writeSome(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SystemError) -> Int {
+    package static func writeSome(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SystemError) -> Int {
         let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if n >= 0 { return n }
         let e = errno
@@ -56,7 +59,7 @@ enum Posix {
     }
 
     /// Writes everything, blocking (used by the client and for small files).
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
         var off = 0
         while off < bytes.count {
             let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -69,7 +72,7 @@ enum Posix {
     }
 
     /// mkdir -p with a mode for the directories it creates.
-    static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
+    package static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
@@ -79,19 +82,19 @@ enum Posix {
         }
     }
 
-    static func environment(_ name: String) -> String? {
+    package static func environment(_ name: String) -> String? {
         guard let v = getenv(name) else { return nil }
         return String(cString: v)
     }
 
     /// Monotonic milliseconds including suspend (CLOCK_BOOTTIME).
-    static func bootMilliseconds() -> Int64 {
+    package static func bootMilliseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_BOOTTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    static func wallMilliseconds() -> Int64 {
+    package static func wallMilliseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import FoundationEssentials
 import IsletCore
+import IsletPosix
 
 /// A decoded response line, as a client sees it.
 public struct ClientResponse: Decodable, Sendable {
@@ -116,5 +117,13 @@ public final class ControlClient {
             throw .timedOut("the daemon accepted the connection but did not answer within \(timeoutMs / 1000) s (is isletd stopped or stuck? systemctl status isletd)")
         }
         return (line, try Self.decode(line))
+    }
+}
+
+extension ClientResponse {
+    /// A response put together by the client itself (isletctl watch describes its own picture).
+    package init(ok: Bool, activities: [Activity]) {
+        self.ok = ok
+        self.activities = activities
     }
 }

@@ -1,5 +1,5 @@
 import Testing
-import IsletDaemon
+@testable import isletctl
 import IsletDisplay
 import IsletFrame
 import IsletRender

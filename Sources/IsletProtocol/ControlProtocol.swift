@@ -137,7 +137,7 @@ public struct ControlRequest: Hashable, Sendable {
         func integer(_ k: String) throws(ProtocolError) -> Int? {
             guard let d = try number(k) else { return nil }
             guard d == d.rounded() else { throw ProtocolError("invalid_field", "\"\(k)\" must be a whole number") }
-            guard abs(d) < 1e9 else { throw ProtocolError("invalid_field", "\"\(k)\" is out of range (got \(DaemonConfig.plain(d)))") }
+            guard abs(d) < 1e9 else { throw ProtocolError("invalid_field", "\"\(k)\" is out of range (got \(StrictJSON.plain(d)))") }
             return Int(d)
         }
 
@@ -226,6 +226,11 @@ public struct ActivityReport: Encodable {
     public var activity: Activity
     public var now: Instant
 
+    package init(activity: Activity, now: Instant) {
+        self.activity = activity
+        self.now = now
+    }
+
     enum Extra: String, CodingKey { case timer, phase, remainingSeconds = "remaining_seconds", elapsedSeconds = "elapsed_seconds", shown }
 
     public func encode(to encoder: any Encoder) throws {
@@ -262,6 +267,26 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     /// The emulated panel's visible image (mock bus only): page-packed bytes in hex.
     public var panel: PanelImage?
 
+    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil) {
+        self.pid = pid
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.wakeups = wakeups
+        self.frames = frames
+        self.busBytes = busBytes
+        self.busErrors = busErrors
+        self.panelPresent = panelPresent
+        self.panelOn = panelOn
+        self.bus = bus
+        self.size = size
+        self.presentation = presentation
+        self.clients = clients
+        self.storeError = storeError
+        self.clockBehind = clockBehind
+        self.chimePulses = chimePulses
+        self.panel = panel
+    }
+
     enum CodingKeys: String, CodingKey {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
         case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
@@ -286,8 +311,8 @@ public struct PanelImage: Codable, Sendable, Hashable {
     public var bytes: [UInt8]? { Hex.decode(pages) }
 }
 
-enum Hex {
-    static func encode(_ b: [UInt8]) -> String {
+package enum Hex {
+    package static func encode(_ b: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(b.count * 2)
@@ -295,7 +320,7 @@ enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func decode(_ s: String) -> [UInt8]? {
+    package static func decode(_ s: String) -> [UInt8]? {
         let u = Array(s.utf8)
         guard u.count % 2 == 0 else { return nil }
         func v(_ c: UInt8) -> UInt8? {
@@ -329,6 +354,16 @@ public struct ControlResponse: Encodable {
     /// The daemon's timeline at the answer: clients that tick on their own correct by it.
     public var now: Instant?
 
+    package init(ok: Bool, event: String? = nil, activities: [ActivityReport]? = nil, presentation: String? = nil, status: DaemonStatus? = nil, error: ProtocolError? = nil, now: Instant? = nil) {
+        self.ok = ok
+        self.event = event
+        self.activities = activities
+        self.presentation = presentation
+        self.status = status
+        self.error = error
+        self.now = now
+    }
+
     enum CodingKeys: String, CodingKey { case ok, event, activities, presentation, status, error, now }
     enum ErrorKeys: String, CodingKey { case code, message }
 
@@ -352,9 +387,9 @@ public struct ControlResponse: Encodable {
     }
 }
 
-enum JSONLines {
+package enum JSONLines {
     /// One value as a line; an encoding failure becomes an internal error line, never a crash.
-    static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+    package static func encode<T: Encodable>(_ value: T) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if let d = try? encoder.encode(value) { return Array(d) + [10] }

@@ -1,5 +1,5 @@
 import IsletCore
-import IsletDaemon
+import IsletProtocol
 import Testing
 
 @Suite("control socket protocol")

@@ -1,9 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import IsletFrame
 import IsletCore
-import IsletDisplay
+import IsletFrame
+import IsletPosix
+import IsletProtocol
 import IsletRender
 
 /// The isletctl program. Exit: 0 success, 1 refused by the daemon, 64 bad usage,
@@ -280,7 +281,7 @@ public enum CtlMain {
             if presentation == "expanded" { policy.expandedUntil = t + .seconds(1) }
             let scene = policy.scene(of: activities, now: t)
             if let scene, let renderer { renderer.render(scene, options: RenderOptions(), into: &frame) }
-            var text = "\u{1B}[H" + (renderer == nil ? "" : TerminalScreen.framed(frame))
+            var text = "\u{1B}[H" + (renderer == nil ? "" : TerminalPreview.framed(frame))
             text += describe(ClientResponse(ok: true, activities: activities), now: t, withStatus: false) + "\u{1B}[J\n"
             if text != last { last = text; writeOut(text) }
         }
@@ -295,11 +296,3 @@ public enum CtlMain {
         return 64
     }
 }
-
-extension ClientResponse {
-    init(ok: Bool, activities: [Activity]) {
-        self.ok = ok
-        self.activities = activities
-    }
-}
-

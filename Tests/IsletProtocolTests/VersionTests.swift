@@ -1,5 +1,5 @@
+import IsletProtocol
 import Testing
-import IsletDaemon
 
 @Test func versionIsSemantic() {
     #expect(IsletVersion.string.split(separator: ".").count == 3)

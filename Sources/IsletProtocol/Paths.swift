@@ -1,22 +1,24 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletPosix
 
-/// Where the socket and the state live when neither the config nor a flag says.
+/// Where the socket and the state live (the socket is where isletctl finds the daemon) when neither the config nor a flag says.
 /// Root (and the systemd unit, through $RUNTIME_DIRECTORY / $STATE_DIRECTORY) use the system
 /// places; anyone else uses $XDG_RUNTIME_DIR/islet and $XDG_STATE_HOME/islet.
 public struct DaemonPaths: Sendable {
     public var socket: String
     public var stateDir: String
 
+    public init(socket: String, stateDir: String) {
+        self.socket = socket
+        self.stateDir = stateDir
+    }
+
     public static let systemSocket = "/run/islet/islet.sock"
     public static let systemStateDir = "/var/lib/islet"
 
-    public static func resolve(_ c: DaemonConfig) -> DaemonPaths {
-        DaemonPaths(socket: c.socketPath ?? defaultSocket(), stateDir: c.stateDir ?? defaultStateDir())
-    }
-
-    static func nonEmpty(_ name: String) -> String? {
+    package static func nonEmpty(_ name: String) -> String? {
         Posix.environment(name).flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -33,13 +35,13 @@ public struct DaemonPaths: Sendable {
         return home() + "/.local/state/islet"
     }
 
-    static func userRuntimeDir() -> String {
+    package static func userRuntimeDir() -> String {
         if let x = nonEmpty("XDG_RUNTIME_DIR") { return x + "/islet" }
         return sharedTmpFallback
     }
 
     /// Without $XDG_RUNTIME_DIR the socket goes to a per-user directory in the shared /tmp.
-    static var sharedTmpFallback: String { "/tmp/islet-\(getuid())" }
+    package static var sharedTmpFallback: String { "/tmp/islet-\(getuid())" }
 
     /// The /tmp fallback must be a real directory of this user that nobody else can write:
     /// another user who made it first could otherwise swap the socket under isletctl.
@@ -53,21 +55,21 @@ public struct DaemonPaths: Sendable {
         return nil
     }
 
-    static func home() -> String {
+    package static func home() -> String {
         if let h = nonEmpty("HOME") { return h }
         if let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir { return String(cString: dir) }
         return "/tmp"
     }
 
     /// systemd passes colon-separated lists when a unit names several directories.
-    static func firstPath(_ list: String) -> String { String(list.split(separator: ":").first ?? Substring(list)) }
+    package static func firstPath(_ list: String) -> String { String(list.split(separator: ":").first ?? Substring(list)) }
 
     /// Where isletctl looks: $ISLET_SOCKET, then this user's socket if it exists, then the system one.
     public static func clientSocket() -> String {
         if let s = nonEmpty("ISLET_SOCKET") { return s }
         if geteuid() != 0 {
             let dir = userRuntimeDir()
-            if FileIO.exists(dir + "/islet.sock"), checkPrivate(dir) == nil { return dir + "/islet.sock" }
+            if access(dir + "/islet.sock", F_OK) == 0, checkPrivate(dir) == nil { return dir + "/islet.sock" }
         }
         return systemSocket
     }

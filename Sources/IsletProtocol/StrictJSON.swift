@@ -194,3 +194,8 @@ public enum StrictJSON {
         }
     }
 }
+
+extension StrictJSON {
+    /// A number as people write it: whole numbers without ".0" (error messages, config echoes).
+    package static func plain(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? "\(Int(d))" : "\(d)" }
+}
