@@ -42,15 +42,17 @@ let package = Package(
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
         .target(name: "IsletDisplay", dependencies: ["IsletFrame"], swiftSettings: strict),
+        // Buttons and chime without hardware: edges, the gesture recognizer, the button map, chime patterns.
+        .target(name: "IsletInput", dependencies: ["IsletCore"], swiftSettings: strict),
         // The POSIX helpers the control client shares with the daemon (errno, writes, socket addresses).
         .target(name: "IsletPosix", swiftSettings: strict),
         // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
         .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletPosix"], swiftSettings: strict),
-        .target(name: "IsletLinux", dependencies: ["IsletDisplay", "CI2C", "CGPIOD"],
+        .target(name: "IsletLinux", dependencies: ["IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
-                               "IsletPosix", "IsletProtocol"],
+                               "IsletInput", "IsletPosix", "IsletProtocol"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
@@ -73,12 +75,13 @@ let package = Package(
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletInputTests", dependencies: ["IsletInput", "IsletCore"], swiftSettings: strict),
         .testTarget(name: "IsletProtocolTests", dependencies: ["IsletProtocol", "IsletCore"], swiftSettings: strict),
         // isletctl's command-line code, tested through the executable target itself.
         .testTarget(name: "isletctlTests",
                     dependencies: ["isletctl", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux", "IsletDisplay", "IsletFrame"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender", "IsletProtocol"], swiftSettings: strict),
+        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux"], swiftSettings: strict),
     ]
 )

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletInput
 import IsletPosix
 import IsletProtocol
 import IsletFrame

@@ -1,3 +1,4 @@
+import IsletInput
 import CGPIOD
 import Synchronization
 #if canImport(Glibc)

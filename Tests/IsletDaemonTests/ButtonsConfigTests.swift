@@ -1,3 +1,4 @@
+import IsletInput
 import Testing
 import IsletDaemon
 import IsletLinux

@@ -1,3 +1,4 @@
+import IsletInput
 import IsletLinux
 import IsletCore
 
@@ -289,5 +290,12 @@ fileprivate extension StringProtocol {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[start...end])
+    }
+}
+
+extension ButtonInterpreter {
+    public init(config: ButtonConfig) {
+        self.init(map: config.map, debounceMilliseconds: config.debounceMilliseconds,
+                  longPressMilliseconds: config.longPressMilliseconds)
     }
 }

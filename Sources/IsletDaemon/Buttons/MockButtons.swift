@@ -1,3 +1,4 @@
+import IsletInput
 import IsletLinux
 import Synchronization
 

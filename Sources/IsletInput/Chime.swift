@@ -1,6 +1,4 @@
 import IsletCore
-import IsletLinux
-import Synchronization
 
 /// A chime's rhythm: alternating on and off durations in milliseconds, starting with on
 /// ("200,100,200": on 200 ms, off 100 ms, on 200 ms). The line is off after the last entry.
@@ -128,26 +126,4 @@ public struct ChimePlayer: Hashable, Sendable {
         }
         return active != before ? active : nil
     }
-
-    /// Acts on a cue with the configured patterns; returns the level to set now, if it changed.
-    public mutating func handle(_ cue: ChimeCue, config: ChimeConfig, at now: UInt64) -> Bool? {
-        guard let pattern = config.pattern(for: cue) else { return stop() }
-        return start(pattern, at: now)
-    }
-}
-
-/// Where the chime's level goes: a GPIO line (buzzer or LED) or a mock.
-public protocol ChimeOutput: AnyObject, Sendable {
-    func set(active: Bool) throws(GPIOError)
-}
-
-extension GPIOOutput: ChimeOutput {}
-
-/// Records levels instead of driving a line, for tests and the demo.
-public final class MockChimeOutput: ChimeOutput {
-    private let recorded = Mutex<[Bool]>([])
-    public init() {}
-    public func set(active: Bool) throws(GPIOError) { recorded.withLock { $0.append(active) } }
-    /// Every level set so far, in order.
-    public var levels: [Bool] { recorded.withLock { $0 } }
 }

@@ -1,6 +1,6 @@
 import Testing
 import IsletCore
-import IsletDaemon
+import IsletInput
 
 @Suite struct ButtonsChimeTests {
     @Test func patternStepsAlternateFromOnAndEndOff() throws {
@@ -46,23 +46,6 @@ import IsletDaemon
         #expect(p.stop() == false)
         #expect(p.nextDeadline == nil)
         #expect(p.stop() == nil)
-    }
-
-    @Test func handleUsesTheConfiguredPatternOrStaysQuiet() throws {
-        var config = ChimeConfig()
-        try config.set(key: "line", value: "GPIO18")
-        try config.set(key: "cycle_end", value: "none")
-        var p = ChimePlayer()
-        #expect(p.handle(.cycleEnd, config: config, at: 0) == nil)
-        #expect(p.handle(.completion, config: config, at: 0) == true)
-        #expect(p.handle(.silence, config: config, at: 1) == false)
-    }
-
-    @Test func mockOutputRecordsLevels() throws {
-        let out = MockChimeOutput()
-        try out.set(active: true)
-        try out.set(active: false)
-        #expect(out.levels == [true, false])
     }
 
     // MARK: decisions from the core's real transitions

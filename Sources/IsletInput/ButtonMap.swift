@@ -1,5 +1,4 @@
 import IsletCore
-import IsletLinux
 
 /// What a button gesture asks of a timer.
 public enum ButtonAction: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
@@ -135,11 +134,6 @@ public struct ButtonInterpreter: Hashable, Sendable {
         recognizer = GestureRecognizer(settings: .init(
             debounceMilliseconds: debounceMilliseconds, longPressMilliseconds: longPressMilliseconds,
             pressOnRelease: map.buttonsWithPressAndLongPress))
-    }
-
-    public init(config: ButtonConfig) {
-        self.init(map: config.map, debounceMilliseconds: config.debounceMilliseconds,
-                  longPressMilliseconds: config.longPressMilliseconds)
     }
 
     public var nextDeadline: UInt64? { recognizer.nextDeadline }

@@ -1,5 +1,3 @@
-import IsletLinux
-
 /// What a person did with a button, after debouncing.
 public enum Gesture: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// A press. Fires on the first edge of the press, unless the button also has a long press

@@ -2,8 +2,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-import IsletDaemon
-import IsletLinux
+import IsletInput
 
 // Expected gestures are written from the recognizer's contract (GestureRecognizer's doc):
 // a change is taken on its first edge, edges inside the debounce window after it are bounce,
