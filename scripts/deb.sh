@@ -12,7 +12,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 DIST="${DIST:-$root/dist}"
 DEB_OUT="${DEB_OUT:-$DIST}"
-version="${DEB_VERSION:-$(sed -n 's/.*static let string = "\(.*\)"/\1/p' "$root/Sources/IsletDaemon/IsletDaemon.swift")}"
+version="${DEB_VERSION:-$(sed -n 's/.*static let string = "\(.*\)"/\1/p' "$root/Sources/IsletProtocol/IsletVersion.swift")}"
 arch="$(dpkg --print-architecture)"
 pkg="islet_${version}_${arch}"
 # useradd/groupadd (postinst) come from passwd, which is not Essential. The renderer cannot draw

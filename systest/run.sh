@@ -92,7 +92,7 @@ else
     say "building the release and the package: make -C $root release deb"
     make -C "$root" release deb >&2
     cp "$root/dist/bin/isletd" "$root/dist/bin/isletctl" "$work/host/artifacts/"
-    v1="$(sed -n 's/.*static let string = "\(.*\)"/\1/p' "$root/Sources/IsletDaemon/IsletDaemon.swift")"
+    v1="$(sed -n 's/.*static let string = "\(.*\)"/\1/p' "$root/Sources/IsletProtocol/IsletVersion.swift")"
     deb1=("$root"/dist/islet_"$v1"_*.deb)
     [ -f "${deb1[0]}" ] || die "make deb left no dist/islet_${v1}_*.deb"
     say "building the upgrade package ${v1}+systest"
