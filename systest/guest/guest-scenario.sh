@@ -516,6 +516,11 @@ if [ "$phase" = 1 ]; then
     echo 2 > "$PHASE_FILE"
     sync
     if [ "${STEP_STATUS[h1-before-reboot]}" = PASS ]; then
+        if [ "${REBOOT_MODE:-reset}" = powercycle ]; then
+            log "powering off for phase 2 (the host starts the guest again on the same disk)"
+            : > "$R/power-cycle"
+            exit 0
+        fi
         log "rebooting for phase 2"
         exit 100
     fi
