@@ -98,9 +98,12 @@ else
     say "building the release and the package: make -C $root release deb"
     make -C "$root" release deb >&2
     cp "$root/dist/bin/isletd" "$root/dist/bin/isletctl" "$work/host/artifacts/"
-    v1="$(sed -n 's/.*static let string = "\(.*\)"/\1/p' "$root/Sources/IsletProtocol/IsletVersion.swift")"
-    deb1=("$root"/dist/islet_"$v1"_*.deb)
-    [ -f "${deb1[0]}" ] || die "make deb left no dist/islet_${v1}_*.deb"
+    # The package make deb just wrote: the newest in dist/ (its version from the package itself).
+    newest="$(find "$root/dist" -maxdepth 1 -name "islet_*_$(dpkg --print-architecture).deb" -printf '%T@ %p\n' 2>/dev/null \
+        | sort -n | tail -n1 | cut -d' ' -f2-)"
+    [ -n "$newest" ] || die "make deb left no dist/islet_*.deb"
+    v1="$(dpkg-deb -f "$newest" Version)"
+    deb1=("$newest")
     say "building the upgrade package ${v1}+systest"
     SKIP_BUILD=1 DEB_VERSION="${v1}+systest" DEB_OUT="$work" bash "$root/scripts/deb.sh" >&2
     debs=("${deb1[0]}" "$work/islet_${v1}+systest_"*.deb)
