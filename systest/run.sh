@@ -199,7 +199,7 @@ cp "$work/host/repo/closure.txt" "$results/repo-closure.txt"
 # The reboot of step h: "powercycle" (default) powers the guest off and starts qemu again on the
 # same disk (a qcow2 overlay over the cached image, in the working directory); "reset" reboots
 # inside one qemu run (systemctl reboot, the disk a -snapshot). Both keep the cached image clean.
-# Measured under TCG, the second boot after a reset took 110-150 s against 30-35 s for a fresh
+# Measured under TCG, the second boot after a reset took 110-240 s against 32-40 s for a fresh
 # qemu, so powercycle is the default.
 disk="file=$image/rootfs.img,format=raw,if=virtio,snapshot=on"
 if [ "$reboot_mode" = powercycle ]; then
