@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Decode the Linux kernel's I2C/SMBus trace as an SSD1306 would see it, and write what its panel shows.
+"""Decode the Linux kernel's I2C/SMBus trace as an SSD1306 (or an SH1106) would see it, and write what its panel shows.
 
-Written from the Solomon Systech SSD1306 datasheet (Rev 1.1) alone, as an oracle independent of
-Islet's driver and of its emulated panel: it shares no code or table with them.
+Written from the Solomon Systech SSD1306 datasheet (Rev 1.1) and the Sino Wealth SH1106 datasheet
+(V2.2) alone, as an oracle independent of Islet's driver and of its emulated panel: it shares no
+code or table with them.
 
 Input: tracefs text (/sys/kernel/tracing/trace) with the events smbus/smbus_write (and optionally
 smbus/smbus_result, i2c/i2c_write). Each write to the panel's address becomes one I2C write
@@ -42,6 +43,33 @@ The model (datasheet section 9, Table 9-1, and section 10):
     A1h/C8h show RAM column 0 and RAM row 0 at the glass's top left: glass column x is SEG
     (127 - col_offset - x), glass row y is COM (H - 1 - y). DAh (COM pins configuration) is
     assumed to match the module and only reported.
+
+--controller sh1106: the SH1106 (V2.2), a model of its own (the class SH1106 below):
+  - the I2C control byte as on the SSD1306 (Figure 7: Co, D/C#).
+  - display data RAM: 132 columns x 8 pages (p. 14 "132 X 64 bits", Figure 8: column addresses
+    00h-83h); a data byte is 8 vertical pixels, D0 on top of its page.
+  - page addressing only: B0h-B7h set the page (item 12), 00h-0Fh/10h-1Fh the column address's
+    lower and higher nibbles (items 1, 2; an 8-bit register, 0-131 valid). Each data write
+    increments the column "until address 131 is accessed. The page address is not changed"; the
+    datasheet defines no wrap: a write past column 131 has no RAM and is counted as a warning.
+    E0h/EEh read-modify-write: EEh returns the column to where E0h found it (items 19, 20).
+  - commands with one parameter: 81 (contrast), A8 (multiplex 1-64), AD (DC-DC, followed by
+    8Ah off / 8Bh on), D3 (offset), D5, D9, DA, DB (items 5, 9, 10, 14-18); none else. 30h-33h
+    pump voltage, E3h NOP. Anything not in the command table (p. 30-31: "Do not use any other
+    command") is reported under "unexpected_commands" and takes no parameter, so its would-be
+    parameter is decoded as the command it is on the SH1106: in particular the SSD1306's
+    20h (addressing mode), 21h/22h (column/page windows) and 8Dh (charge pump).
+  - picture: as on the SSD1306 (C0h-C7h scan COM0 -> COM[N-1], C8h-CFh the reverse, item 13;
+    D3h offset, item 14; 40h-7Fh start line, item 4; A8h multiplex), but segment SEGj shows RAM
+    column j (A0h) or 131-j (A1h): Table 7, "ADC 1: SEG0 = column 83h". A pixel is lit when the
+    display is on (AFh) and the DC-DC converter is on (ADh 8Bh, the power-on default: Table 8
+    "built-in DC-DC is used, normal display"; the module runs on the built-in DC-DC as in the
+    application circuit for I2C, p. 48) and either A5h or the RAM bit XOR A7h.
+  - the module: the common 1.3" 128x64 module puts the 132-column RAM behind a glass of 128
+    columns, the RAM's columns 2-129 (the two columns at each end of Figure 8's 132 are not
+    wired), upright with A1h/C8h: glass column x is SEG (131 - column_offset - x), so with A1h
+    it shows RAM column column_offset + x; glass row y is COM (H - 1 - y). --column-offset
+    (default 2 for the SH1106) is that wiring; a module wired at SEG0 is 0.
 
 Output: a PBM (P1, 1 = lit) of the glass, and a JSON report: transactions, the last command
 transaction (e.g. ["ae"] after a clean stop), display state, bursts of traffic (for "a frame every
@@ -218,6 +246,143 @@ class SSD1306:
         return rows
 
 
+SH1106_COLUMNS = 132
+# Parameter bytes per command (SH1106 V2.2 command table, p. 30-31); every other command byte of
+# the table takes none.
+SH1106_PARAMETERS = {0x81: 1, 0xA8: 1, 0xAD: 1, 0xD3: 1, 0xD5: 1, 0xD9: 1, 0xDA: 1, 0xDB: 1}
+# SSD1306 commands that the SH1106's table lacks, named in the report.
+SSD1306_ONLY = {0x20: "20h (SSD1306 memory addressing mode)", 0x21: "21h (SSD1306 column window)",
+                0x22: "22h (SSD1306 page window)", 0x8D: "8Dh (SSD1306 charge pump)"}
+
+
+class SH1106:
+    """The SH1106's registers and 132 x 64 display RAM, power-on values from its datasheet (V2.2,
+    p. 18 "Reset Circuit" and the command table's POR values)."""
+
+    mode = PAGE  # the only way it addresses its RAM
+
+    def __init__(self):
+        self.ram = [[0] * SH1106_COLUMNS for _ in range(RAM_PAGES)]
+        self.col, self.page = 0, 0
+        self.rmw_col = None          # the column E0h saved
+        self.start_line = 0
+        self.offset = 0
+        self.mux = 64
+        self.seg_remap = False
+        self.com_remap = False
+        self.display_on = False
+        self.inverse = False
+        self.entire_on = False
+        self.dc_dc = True            # 8Bh (POR)
+        self.contrast = 0x80
+        self.com_pins = 0x12
+        self.pump_voltage = 0x32
+        self.pending = None
+        self.warnings = {}
+        self.unexpected = {}
+        self.columns_written = None  # [lowest, highest] RAM column a data byte went to
+        self.written = set()         # (page, column) of every RAM byte written
+
+    def warn(self, text):
+        self.warnings[text] = self.warnings.get(text, 0) + 1
+
+    def command_byte(self, b):
+        if self.pending is not None:
+            cmd, params = self.pending
+            params.append(b)
+            if len(params) == SH1106_PARAMETERS[cmd]:
+                self.pending = None
+                self.execute(cmd, params)
+            return
+        if b in SH1106_PARAMETERS:
+            self.pending = (b, [])
+            return
+        self.execute(b, [])
+
+    def unknown(self, c):
+        key = "%02x" % c
+        self.unexpected[key] = self.unexpected.get(key, 0) + 1
+        self.warn("%s is not an SH1106 command" % SSD1306_ONLY.get(c, "%02Xh" % c))
+
+    def execute(self, c, p):
+        if c <= 0x0F:
+            self.col = (self.col & 0xF0) | c                      # item 1: A3-A0
+        elif c <= 0x1F:
+            self.col = ((c & 0x0F) << 4) | (self.col & 0x0F)      # item 2: A7-A4
+        elif 0x30 <= c <= 0x33:
+            self.pump_voltage = c                                 # item 3
+        elif 0x40 <= c <= 0x7F:
+            self.start_line = c & 0x3F                            # item 4
+        elif c == 0x81:
+            self.contrast = p[0]                                  # item 5
+        elif c in (0xA0, 0xA1):
+            self.seg_remap = c == 0xA1                            # item 6
+        elif c in (0xA4, 0xA5):
+            self.entire_on = c == 0xA5                            # item 7
+        elif c in (0xA6, 0xA7):
+            self.inverse = c == 0xA7                              # item 8
+        elif c == 0xA8:
+            self.mux = (p[0] & 0x3F) + 1                          # item 9: 1-64
+        elif c == 0xAD:                                           # item 10: 1000101D
+            if p[0] & 0xFE != 0x8A:
+                self.warn("ADh followed by %02Xh, not 8Ah/8Bh" % p[0])
+            self.dc_dc = bool(p[0] & 0x01)
+        elif c in (0xAE, 0xAF):
+            self.display_on = c == 0xAF                           # item 11
+        elif 0xB0 <= c <= 0xB7:
+            self.page = c & 0x07                                  # item 12
+        elif 0xC0 <= c <= 0xCF:
+            self.com_remap = bool(c & 0x08)                       # item 13: 1100D***
+        elif c == 0xD3:
+            self.offset = p[0] & 0x3F                             # item 14
+        elif c == 0xDA:
+            if p[0] not in (0x02, 0x12):
+                self.warn("DAh followed by %02Xh, not 02h/12h" % p[0])
+            self.com_pins = p[0]                                  # item 17
+        elif c in (0xD5, 0xD9, 0xDB, 0xE3):
+            pass                                                  # items 15, 16, 18, 21
+        elif c == 0xE0:
+            self.rmw_col = self.col                               # item 19
+        elif c == 0xEE:
+            if self.rmw_col is None:
+                self.warn("EEh without E0h")
+            else:
+                self.col, self.rmw_col = self.rmw_col, None       # item 20
+        else:
+            self.unknown(c)
+
+    def data_byte(self, b):
+        if self.col >= SH1106_COLUMNS:
+            self.warn("data written past column 131 (no RAM there; the datasheet defines no wrap)")
+        else:
+            self.ram[self.page][self.col] = b
+            self.written.add((self.page, self.col))
+            w = self.columns_written
+            self.columns_written = [min(w[0], self.col), max(w[1], self.col)] if w else [self.col, self.col]
+        self.col = (self.col + 1) & 0xFF
+
+    def ram_bit(self, row, column):
+        return (self.ram[row // 8][column] >> (row % 8)) & 1
+
+    def com_lit(self, com, seg):
+        """Is the pixel at COM output `com`, segment output `seg` (0-131) lit?"""
+        if not (self.display_on and self.dc_dc):
+            return 0
+        n = self.mux
+        c = (n - 1 - com) % RAM_ROWS if self.com_remap else com
+        r = (c + self.offset) % RAM_ROWS
+        if r >= n:
+            return 0
+        if self.entire_on:
+            return 1
+        column = (SH1106_COLUMNS - 1 - seg) if self.seg_remap else seg
+        return self.ram_bit((r + self.start_line) % RAM_ROWS, column) ^ (1 if self.inverse else 0)
+
+    def glass(self, width, height, col_offset=2):
+        return [[self.com_lit(height - 1 - y, SH1106_COLUMNS - 1 - col_offset - x) for x in range(width)]
+                for y in range(height)]
+
+
 # -- the trace ---------------------------------------------------------------------------------
 TIME_RE = r"\s(?P<ts>\d+\.\d+):\s"
 SMBUS_WRITE_RE = re.compile(
@@ -307,13 +472,22 @@ def bursts(times, gap=0.3):
     return out
 
 
-def decode(lines, bus=1, addr=0x3C, width=128, height=64, col_offset=0, source="auto", since=None):
-    panel = SSD1306()
+CONTROLLERS = {"ssd1306": SSD1306, "sh1106": SH1106}
+DEFAULT_COLUMN_OFFSET = {"ssd1306": 0, "sh1106": 2}
+
+
+def decode(lines, bus=1, addr=0x3C, width=128, height=64, col_offset=None, source="auto", since=None,
+           controller="ssd1306", start=None):
+    """`start`: only the transactions from this trace timestamp on reach the controller, which
+    starts from its power-on state (one run of the daemon, not what an earlier one left)."""
+    panel = CONTROLLERS[controller]()
+    if col_offset is None:
+        col_offset = DEFAULT_COLUMN_OFFSET[controller]
     last_commands = None
     last_command_ts = None
     data_times = []
     count = 0
-    trans = transactions(lines, bus, addr, source)
+    trans = [t for t in transactions(lines, bus, addr, source) if start is None or t[0] >= start]
     for ts, payload in trans:
         cmds = feed(panel, payload)
         count += 1
@@ -322,6 +496,9 @@ def decode(lines, bus=1, addr=0x3C, width=128, height=64, col_offset=0, source="
         if payload and payload[0] & 0x40 and (since is None or ts >= since):
             data_times.append(ts)
     report = {
+        "controller": controller,
+        "column_offset": col_offset,
+        "start": start,
         "transactions": count,
         "first_ts": trans[0][0] if trans else None,
         "last_ts": trans[-1][0] if trans else None,
@@ -329,7 +506,7 @@ def decode(lines, bus=1, addr=0x3C, width=128, height=64, col_offset=0, source="
         "last_command_ts": last_command_ts,
         "last_transaction_is_command": bool(trans) and not (trans[-1][1] and trans[-1][1][0] & 0x40),
         "display_on": panel.display_on,
-        "charge_pump": panel.charge_pump,
+        "charge_pump": getattr(panel, "charge_pump", None),
         "inverse": panel.inverse,
         "entire_on": panel.entire_on,
         "addressing_mode": ["horizontal", "vertical", "page"][panel.mode],
@@ -340,6 +517,17 @@ def decode(lines, bus=1, addr=0x3C, width=128, height=64, col_offset=0, source="
         "data_bursts": bursts(data_times),
         "warnings": panel.warnings,
     }
+    if controller == "sh1106":
+        report["dc_dc"] = panel.dc_dc
+        report["unexpected_commands"] = panel.unexpected
+        report["columns_written"] = panel.columns_written
+        # RAM bytes behind the glass that this decode never saw written: what they show is the
+        # power-on content (undefined on a real chip, zero here). 0 = the glass is all this trace's.
+        report["unwritten_visible_bytes"] = sum(
+            1 for page in range(min(RAM_PAGES, (height + 7) // 8))
+            for col in range(col_offset, min(SH1106_COLUMNS, col_offset + width))
+            if (page, col) not in panel.written)
+        report["column"], report["page"] = panel.col, panel.page
     return panel.glass(width, height, col_offset), report
 
 
@@ -406,7 +594,15 @@ def main(argv=None):
     ap.add_argument("--bus", type=int, default=1, help="I2C adapter number (default 1)")
     ap.add_argument("--addr", type=lambda s: int(s, 0), default=0x3C, help="7-bit address (default 0x3c)")
     ap.add_argument("--size", default="128x64", help="glass WxH (default 128x64)")
-    ap.add_argument("--col-offset", type=int, default=0, help="first RAM column of the glass")
+    ap.add_argument("--controller", choices=sorted(CONTROLLERS), default="ssd1306",
+                    help="the controller to model (default ssd1306)")
+    ap.add_argument("--column-offset", "--col-offset", dest="col_offset", type=int,
+                    help="the module's wiring: the RAM column of the glass's left edge when upright "
+                         "(A1h); default 0 for the SSD1306, 2 for the SH1106 (132-column RAM, "
+                         "128 columns of glass: RAM columns 2-129)")
+    ap.add_argument("--start", type=float,
+                    help="decode only the transactions from this trace timestamp on, the controller "
+                         "starting from its power-on state")
     ap.add_argument("--source", choices=["auto", "smbus", "i2c"], default="auto")
     ap.add_argument("--since", type=float, help="count data bursts from this trace timestamp on")
     ap.add_argument("--since-marker", metavar="TEXT",
@@ -428,7 +624,8 @@ def main(argv=None):
             print("no trace_marker line '%s' in the trace" % args.since_marker, file=sys.stderr)
             return 2
         since = stamps[-1]
-    rows, report = decode(lines, args.bus, args.addr, w, h, args.col_offset, args.source, since)
+    rows, report = decode(lines, args.bus, args.addr, w, h, args.col_offset, args.source, since,
+                          args.controller, args.start)
     report["since"] = since
     if args.output:
         write_pbm(args.output, rows)

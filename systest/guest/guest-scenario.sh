@@ -161,6 +161,59 @@ EOF
     log "decoded frame = isletctl render (0 of $(( ${size%x*} * ${size#*x} )) pixels differ)"
 }
 
+# The same proof for the SH1106 128x64 (1.3" module): `[display] controller = sh1106`, a restart,
+# and the trace of that run only (from the moment the old process had stopped), decoded by the
+# datasheet-only SH1106 model (132-column RAM, page addressing, the module's columns 2-129).
+# The config is put back and the daemon restarted afterwards, whatever happened.
+b2_restore() {
+    [ -f /run/conf.b2 ] || return 0
+    cp /run/conf.b2 "$CONF"; rm -f /run/conf.b2
+    isletctl reset >/dev/null 2>&1 || true
+    systemctl restart isletd || true
+    log "config restored ([display] controller as before), isletd restarted"
+}
+step_b2_sh1106_frame() {
+    ensure_daemon
+    isletctl reset >/dev/null 2>&1 || true
+    cp "$CONF" /run/conf.b2; cp "$CONF" /run/conf.before-b2
+    trap b2_restore EXIT
+    python3 "$G/conf_set.py" "$CONF" display controller sh1106 >/dev/null
+    check "isletd --check-config takes controller = sh1106" isletd --check-config --config "$CONF"
+    systemctl stop isletd
+    mark b2-run
+    systemctl start isletd
+    check "active with controller = sh1106" systemctl is-active --quiet isletd
+    isletctl start --seconds "$DURATION"
+    sleep 3.5
+    isletctl pause
+    sleep 1.5
+    status_json "$R/b2-status-paused.json"
+    local frozen size pres bad
+    frozen="$(act_field "$R/b2-status-paused.json" remaining_seconds)"
+    size="$(jget "$R/b2-status-paused.json" 'd["status"]["size"]')"
+    pres="$(jget "$R/b2-status-paused.json" 'd["presentation"]')"
+    log "paused at $frozen s, $size, $pres; bus_errors $(jget "$R/b2-status-paused.json" 'd["status"]["bus_errors"]')"
+    check "phase paused" [ "$(act_field "$R/b2-status-paused.json" phase)" = paused ]
+    check "bus_errors is 0" [ "$(jget "$R/b2-status-paused.json" 'd["status"]["bus_errors"]')" = 0 ]
+    render_paused "$R/b2-render.pbm" "$size" "$pres" "$(ceil "$frozen")"
+    local rc=0
+    PANEL_SIZE="$size" STUB_BUS=i2c-1 decode "$R/b2-decoded" --controller sh1106 --column-offset 2 \
+        --start "$(mark_ts b2-run)" --expect "$R/b2-render.pbm" --ascii || rc=$?
+    log "SH1106 model: $(jget "$R/b2-decoded.json" 'd["transactions"]') transactions since the restart; display_on $(jget "$R/b2-decoded.json" 'd["display_on"]'), dc_dc $(jget "$R/b2-decoded.json" 'd["dc_dc"]'), A1 $(jget "$R/b2-decoded.json" 'd["segment_remap"]'), C8 $(jget "$R/b2-decoded.json" 'd["com_remap"]'), RAM columns written $(jget "$R/b2-decoded.json" 'd["columns_written"]'), warnings $(jget "$R/b2-decoded.json" 'd["warnings"]')"
+    bad="$(jget "$R/b2-decoded.json" 'd["unexpected_commands"]')"
+    check "no command outside the SH1106's table (no 20h, 21h, 22h, 8Dh; got $bad)" [ "$bad" = "{}" ]
+    check "no warning from the SH1106 model" [ "$(jget "$R/b2-decoded.json" 'len(d["warnings"])')" = 0 ]
+    check "the frame went to RAM columns 2-129 (the module's column offset)" \
+        [ "$(jget "$R/b2-decoded.json" 'd["columns_written"]')" = "[2, 129]" ]
+    check "every RAM byte behind the glass was written by this run (no power-on leftovers shown)" \
+        [ "$(jget "$R/b2-decoded.json" 'd["unwritten_visible_bytes"]')" = 0 ]
+    [ "$rc" = 0 ] || fail "the decoded SH1106 panel differs from isletctl render ($(jget "$R/b2-decoded.json" 'd.get("differing_pixels")') pixels)"
+    log "decoded SH1106 frame = isletctl render (0 of $(( ${size%x*} * ${size#*x} )) pixels differ)"
+    b2_restore
+    check "active again with the config restored" systemctl is-active --quiet isletd
+    check "the config is the one before the step" cmp -s /run/conf.before-b2 "$CONF"
+}
+
 watch_changes() { grep -c '"event":"change"' "$1" || true; }
 phase_of() { status_json /run/p.json; jget /run/p.json '(d["activities"][0]["phase"] if d["activities"] else "idle")'; }
 is_phase() { [ "$(phase_of)" = "$1" ]; }
@@ -502,6 +555,7 @@ if [ "$phase" = 1 ]; then
     STUB_BUS=i2c-1
     step a-apt-install step_a_install setup
     step b-bus-frame step_b_bus_frame a-apt-install
+    step b2-sh1106-frame step_b2_sh1106_frame a-apt-install
     step c-buttons step_c_buttons a-apt-install
     step d1-reload step_d1_reload a-apt-install
     step d2-stop step_d2_stop a-apt-install
