@@ -106,16 +106,8 @@ func writeFile(_ path: String, _ text: String) {
 }
 
 @Suite struct ReplayTests {
-    /// A capture written by hand from the SSD1306 datasheet: bring-up, a 2×1-page window, two bytes.
-    let capture = """
-        # hand-written: SSD1306 128x32
-        0 3c 00 ae a8 1f da 02 8d 14 a1 c8 20 00
-        1000000 3c 00 21 00 7f 22 00 03
-        2000000 3c 40 \(Array(repeating: "00", count: 512).joined(separator: " "))
-        3000000 3c 00 21 05 06 22 01 01 af
-        4000000 3c 40 ff 81
-
-        """
+    /// The hand-written SSD1306 capture both the replay library and its command line are tested on.
+    let capture = handWrittenSSD1306Capture
 
     @Test func replayLibraryCountsBytesAndRate() throws {
         let records = try CaptureFormat.parse(capture)

@@ -40,3 +40,15 @@ public func readTextFile(_ path: String) -> String? {
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// A capture written by hand from the SSD1306 datasheet (128×32): bring-up, a full clear, then a
+/// 2×1-page window with two bytes. Shared by the replay library's and isletctl's tests.
+public let handWrittenSSD1306Capture = """
+    # hand-written: SSD1306 128x32
+    0 3c 00 ae a8 1f da 02 8d 14 a1 c8 20 00
+    1000000 3c 00 21 00 7f 22 00 03
+    2000000 3c 40 \(Array(repeating: "00", count: 512).joined(separator: " "))
+    3000000 3c 00 21 05 06 22 01 01 af
+    4000000 3c 40 ff 81
+
+    """

@@ -1,3 +1,4 @@
+import IsletTestSupport
 import Testing
 @testable import isletctl
 import IsletDisplay
@@ -9,16 +10,8 @@ import Glibc
 
 /// `isletctl replay`: the command line around IsletDisplay's pure replay.
 @Suite struct ReplayCommandTests {
-    /// A capture written by hand from the SSD1306 datasheet: bring-up, a 2×1-page window, two bytes.
-    let capture = """
-        # hand-written: SSD1306 128x32
-        0 3c 00 ae a8 1f da 02 8d 14 a1 c8 20 00
-        1000000 3c 00 21 00 7f 22 00 03
-        2000000 3c 40 \(Array(repeating: "00", count: 512).joined(separator: " "))
-        3000000 3c 00 21 05 06 22 01 01 af
-        4000000 3c 40 ff 81
-
-        """
+    /// The hand-written SSD1306 capture both the replay library and its command line are tested on.
+    let capture = handWrittenSSD1306Capture
 
     @Test func replayWritesTheImageAPersonWouldSee() throws {
         let input = temporaryPath("replay.txt"), output = temporaryPath("replay.pbm")
