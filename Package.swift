@@ -26,6 +26,8 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
         // libi2c ships no .pc file: the modulemap links it by name.
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
+        // Header only: epoll, timerfd, signalfd and eventfd, which Glibc's Swift module does not import.
+        .systemLibrary(name: "CLinux"),
         // A thin C shim over libgpiod whose interface does not leak the 1.6 API.
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
@@ -45,7 +47,7 @@ let package = Package(
         // Buttons and chime without hardware: edges, the gesture recognizer, the button map, chime patterns.
         .target(name: "IsletInput", dependencies: ["IsletCore"], swiftSettings: strict),
         // The POSIX helpers the control client shares with the daemon (errno, writes, socket addresses).
-        .target(name: "IsletPosix", swiftSettings: strict),
+        .target(name: "IsletPosix", dependencies: ["CLinux"], swiftSettings: strict),
         // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
         .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletPosix"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],

@@ -1,5 +1,5 @@
-/// Where the manager persists its activities. `save` is a real suspension point (the daemon
-/// writes a file; tests hold it open to probe reentrancy).
+/// Where the manager persists its activities. `save` is a real suspension point (tests hold it
+/// open to probe reentrancy).
 public protocol ActivityStore: Sendable {
     func save(_ activities: [Activity]) async throws
 }
@@ -10,77 +10,46 @@ public struct NoStore: ActivityStore {
     public func save(_ activities: [Activity]) async throws {}
 }
 
-/// What the manager reports after each change: the timer, its transition, and the full list.
-public struct ManagerChange: Sendable {
-    public var timerID: String
-    public var transition: Transition
-}
-
-/// The activity manager (LiveActivityManager): the stateful shell around `TimerMachine`.
+/// The activity manager (LiveActivityManager) for async hosts: an actor around `ActivityBook`
+/// (which holds every rule) that awaits the store after each change. The daemon owns a book
+/// itself and writes off its event loop; this shell keeps the same guarantees for callers that
+/// live in Swift concurrency.
 ///
-/// It holds at most one activity per timer id, persists every transition through the store, and
-/// guards `start` against reentrancy: a start while another start for the same timer is in
-/// flight is refused (`start_in_progress`) and never creates a second activity; the in-flight
-/// start is a cancellable task that checks cancellation after every suspension point; the gate
-/// is released on every exit path.
+/// A start is a cancellable task that checks cancellation after its suspension point (the
+/// save); while it is in flight a second start of the same timer is refused
+/// (`start_in_progress`) and never creates a second activity; the gate is released on every
+/// exit path.
 public actor ActivityManager {
     private let store: any ActivityStore
-    /// Live activities, oldest start first (the last is "the most recently started").
-    public private(set) var activities: [Activity]
-    private var starting: Set<String> = []
-    private var inFlight: [String: Task<Activity, any Error>] = [:]
+    private var book: ActivityBook
+    private var inFlight: [String: Task<Void, any Error>] = [:]
 
     public init(store: any ActivityStore, restoring: [Activity] = []) {
         self.store = store
-        var seen = Set<String>()
-        // A restored list must still hold one activity per timer: keep the latest of each.
-        self.activities = restoring.reversed().filter { seen.insert($0.timerID).inserted }.reversed()
+        book = ActivityBook(restoring: restoring)
     }
+
+    /// Live activities, oldest start first (the last is "the most recently started").
+    public var activities: [Activity] { book.activities }
 
     /// True while any activity exists that is not ended.
-    public var hasActiveActivity: Bool { activities.contains { $0.ending == nil } }
+    public var hasActiveActivity: Bool { book.activities.contains { $0.ending == nil } }
 
-    public func activity(for timerID: String) -> Activity? { activities.first { $0.timerID == timerID } }
+    public func activity(for timerID: String) -> Activity? { book.activity(for: timerID) }
 
     /// Timer ids with a start in flight (for status and tests).
-    public var startsInFlight: Set<String> { starting }
+    public var startsInFlight: Set<String> { book.startsInFlight }
 
     /// The activity an intent without a timer id acts on: the only one, else the most recently started.
-    public func resolve(_ timerID: String?) -> Activity? {
-        if let timerID { return activity(for: timerID) }
-        return activities.last
-    }
-
-    // MARK: start
+    public func resolve(_ timerID: String?) -> Activity? { book.resolve(timerID) }
 
     /// Starts an activity. A prior activity of the same timer ends with immediate dismissal first.
     @discardableResult
     public func start(_ attributes: ActivityAttributes, now: Instant) async throws(Rejection) -> Activity {
-        let attributes = try attributes.validated()
-        let id = attributes.timerID
-        guard !starting.contains(id) else {
-            throw Rejection(.startInProgress, "a start for timer \"\(id)\" is already in progress")
-        }
-        starting.insert(id)
-        defer {
-            starting.remove(id)
-            inFlight[id] = nil
-        }
-        let task = Task { try await self.performStart(attributes, now: now) }
-        inFlight[id] = task
-        do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
-        } catch let r as Rejection {
-            throw r
-        } catch is CancellationError {
-            throw Rejection(.cancelled, "the start of timer \"\(id)\" was cancelled")
-        } catch {
-            throw Rejection(.storeFailed, "could not save the new activity: \(error)")
-        }
+        let outcome = try book.beginStart(attributes, now: now)
+        try await settle(outcome)
+        guard let a = outcome.change.transition.activity else { throw Rejection(.invalidAttributes, "start produced no activity") }
+        return a
     }
 
     /// Cancels an in-flight start of `timerID`, if any. Returns whether one was in flight.
@@ -91,79 +60,41 @@ public actor ActivityManager {
         return true
     }
 
-    private func performStart(_ attributes: ActivityAttributes, now: Instant) async throws -> Activity {
-        let id = attributes.timerID
-        // The prior activity of this timer ends (immediate dismissal) and the new one begins in
-        // ONE saved state: a crash between two writes must never leave a state no one asked for
-        // (the timer gone). After a crash the file holds the state before or after, nothing else.
-        let prior = activities.firstIndex { $0.timerID == id }.map { ($0, activities[$0]) }
-        if prior == nil, activities.count >= Self.maximumActivities {
-            throw Rejection(.tooManyActivities, "at most \(Self.maximumActivities) activities at once; end one (isletctl end --timer ID) or reuse a timer id")
-        }
-        let t = try TimerMachine.transition(.start(attributes), from: nil, now: now)
-        guard let new = t.activity else { throw Rejection(.invalidAttributes, "start produced no activity") }
-        activities.removeAll { $0.timerID == id }
-        activities.append(new)
-        do {
-            try await store.save(activities)
-            try Task.checkCancellation()
-        } catch {
-            // Back to the state before the request: no orphan, and the replaced activity returns.
-            activities.removeAll { $0.timerID == id }
-            if let (index, old) = prior { activities.insert(old, at: min(index, activities.count)) }
-            try? await store.save(activities)
-            throw error
-        }
-        return new
-    }
-
-    /// Activities at once (timers with an activity, ended ones still showing included): with this
-    /// bound and the attributes' own (64-byte ids, 64-character titles) the state file stays far
-    /// below its size limit, so no flood of starts can push the real timers out of it.
-    public static let maximumActivities = 16
-
-    // MARK: update
-
     /// Applies a user intent to a timer (nil: the only activity, else the most recently started).
     /// `start` and `toggle` from idle go through the guarded start.
     @discardableResult
     public func apply(_ intent: Intent, timer timerID: String? = nil, now: Instant) async throws(Rejection) -> ManagerChange {
-        switch intent {
-        case .start(let attrs):
-            return try await startChange(timerID.map { var x = attrs; x.timerID = $0; return x } ?? attrs, now: now)
-        case .toggle(let defaults):
-            let target = resolve(timerID)
-            let advanced = TimerMachine.advance(target, to: now).activity
-            if advanced == nil || advanced?.phase == .complete {
-                var attrs = defaults
-                if let timerID { attrs.timerID = timerID }
-                return try await startChange(attrs, now: now)
-            }
-        default:
-            break
-        }
-        guard let current = resolve(timerID) else {
-            _ = try TimerMachine.apply(intent, to: nil, now: now)   // throws the table's rejection
-            throw Rejection(.noActivity, "no activity")
-        }
-        let id = current.timerID
-        guard !starting.contains(id) else {
-            throw Rejection(.startInProgress, "timer \"\(id)\" is starting; try again in a moment")
-        }
-        let t = try TimerMachine.apply(intent, to: current, now: now)
-        await commit(id, t)
-        return ManagerChange(timerID: id, transition: t)
+        let outcome = try book.apply(intent, timer: timerID, now: now)
+        try await settle(outcome)
+        return outcome.change
     }
 
-    /// A guarded start as a change: `[.replaced, .started]` when the timer had an activity (it
-    /// ended, dismissed at once, as `TimerMachine` reports it), else `[.started]`. The host
-    /// silences a chime on `.replaced`.
-    private func startChange(_ attributes: ActivityAttributes, now: Instant) async throws(Rejection) -> ManagerChange {
-        // Read before the start: while it is in flight the gate refuses every other change to
-        // this timer, so the answer cannot go stale.
-        let replacing = activity(for: attributes.timerID) != nil
-        let a = try await start(attributes, now: now)
-        return ManagerChange(timerID: a.timerID, transition: Transition(activity: a, effects: replacing ? [.replaced, .started] : [.started]))
+    /// A done change is saved (best effort); a start is saved in a cancellable task and stands
+    /// only when that save finished and the task was not cancelled.
+    private func settle(_ outcome: ActivityBook.Outcome) async throws(Rejection) {
+        guard case .starting(_, let ticket) = outcome else {
+            await persistBestEffort()
+            return
+        }
+        let id = ticket.timerID
+        let snapshot = book.activities
+        let store = self.store
+        let task = Task {
+            try await store.save(snapshot)
+            try Task.checkCancellation()
+        }
+        inFlight[id] = task
+        defer { inFlight[id] = nil }
+        do {
+            try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+            _ = book.finishStart(ticket, saved: true)
+        } catch {
+            // The gate opens and the timer returns to where it was, on this path too.
+            _ = book.finishStart(ticket, saved: false)
+            try? await store.save(book.activities)
+            if error is CancellationError { throw Rejection(.cancelled, "the start of timer \"\(id)\" was cancelled") }
+            throw Rejection(.storeFailed, "could not save the new activity: \(error)")
+        }
     }
 
     /// showCycleComplete: fires the cycle-end event when it is due.
@@ -185,51 +116,28 @@ public actor ActivityManager {
     }
 
     private func fire(_ event: TimeEvent, timer timerID: String?, now: Instant) async throws(Rejection) -> ManagerChange {
-        guard let current = resolve(timerID) else { throw Rejection(.noActivity, "no activity") }
-        let t = try TimerMachine.fire(event, on: current, now: now)
-        await commit(current.timerID, t)
-        return ManagerChange(timerID: current.timerID, transition: t)
+        let change = try book.fire(event, timer: timerID, now: now)
+        await persistBestEffort()
+        return change
     }
 
     /// Applies every due time event of every activity; returns what changed.
     public func advance(to now: Instant) async -> [ManagerChange] {
-        var changes: [ManagerChange] = []
-        for a in activities where !starting.contains(a.timerID) {
-            let t = TimerMachine.advance(a, to: now)
-            if t.activity != a {
-                changes.append(ManagerChange(timerID: a.timerID, transition: t))
-                replace(a.timerID, with: t.activity)
-            }
-        }
+        let changes = book.advance(to: now)
         if !changes.isEmpty { await persistBestEffort() }
         return changes
     }
 
     /// The earliest deadline over all activities.
-    public func nextDeadline(after now: Instant) -> Deadline? {
-        activities.compactMap { ShownTime.nextDeadline(of: $0, after: now) }.min { $0.at < $1.at }
-    }
+    public func nextDeadline(after now: Instant) -> Deadline? { book.nextDeadline(after: now) }
 
     /// The last error the store raised, for status; transitions are never lost to a failing store:
     /// the in-memory state stays authoritative and the next save retries.
     public private(set) var lastStoreError: String?
 
-    private func commit(_ id: String, _ t: Transition) async {
-        replace(id, with: t.activity)
-        await persistBestEffort()
-    }
-
-    private func replace(_ id: String, with activity: Activity?) {
-        if let i = activities.firstIndex(where: { $0.timerID == id }) {
-            if let activity { activities[i] = activity } else { activities.remove(at: i) }
-        } else if let activity {
-            activities.append(activity)
-        }
-    }
-
     private func persistBestEffort() async {
         do {
-            try await store.save(activities)
+            try await store.save(book.activities)
             lastStoreError = nil
         } catch {
             lastStoreError = "\(error)"

@@ -128,7 +128,7 @@ actor HeldStore: ActivityStore {
 @Test(.timeLimit(.minutes(1))) func atMostSixteenActivitiesAndAStartOverTheBoundChangesNothing() async throws {
     let store = HeldStore()
     let manager = ActivityManager(store: store)
-    #expect(ActivityManager.maximumActivities == 16)
+    #expect(ActivityBook.maximumActivities == 16)
     for i in 0..<16 {
         _ = try await manager.start(ActivityAttributes(timerID: "t\(i)", kind: .stopwatch), now: at(Double(i)))
     }

@@ -1,0 +1,32 @@
+import CLinux
+
+/// An instant of the kernel's CLOCK_MONOTONIC in nanoseconds: the one clock of the event loop's
+/// deadlines, of GPIO edge timestamps (the kernel's default for line events) and of gestures.
+public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var nanoseconds: UInt64
+    public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+    public static func < (a: Self, b: Self) -> Bool { a.nanoseconds < b.nanoseconds }
+    public static func + (a: Self, ns: UInt64) -> Self { Self(nanoseconds: a.nanoseconds &+ ns) }
+    public func adding(milliseconds ms: Int64) -> Self {
+        let ns = ms.multipliedReportingOverflow(by: 1_000_000)
+        if ns.overflow { return ms > 0 ? Self(nanoseconds: .max) : Self(nanoseconds: 0) }
+        return ns.partialValue >= 0 ? self + UInt64(ns.partialValue)
+            : Self(nanoseconds: nanoseconds > UInt64(-ns.partialValue) ? nanoseconds - UInt64(-ns.partialValue) : 0)
+    }
+    /// Signed nanoseconds from `other` to self.
+    public func nanoseconds(since other: Self) -> Int64 {
+        nanoseconds >= other.nanoseconds ? Int64(clamping: nanoseconds - other.nanoseconds)
+            : -Int64(clamping: other.nanoseconds - nanoseconds)
+    }
+    public var description: String { "mono \(nanoseconds / 1_000_000) ms" }
+}
+
+/// The system clocks, read in one place.
+public enum SystemClock {
+    /// CLOCK_MONOTONIC now.
+    public static func monotonic() -> MonotonicInstant { MonotonicInstant(nanoseconds: islet_clock_ns(0)) }
+    /// CLOCK_BOOTTIME in milliseconds (counts suspend): the state file's same-boot reference.
+    public static func bootMilliseconds() -> Int64 { Int64(islet_clock_ns(2) / 1_000_000) }
+    /// The wall clock (CLOCK_REALTIME) in milliseconds since 1970.
+    public static func wallMilliseconds() -> Int64 { Int64(islet_clock_ns(1) / 1_000_000) }
+}
