@@ -29,7 +29,8 @@ static inline int islet_epoll_control(int ep, int op, int fd, int readable, int 
 }
 
 // Waits up to timeout_ms (-1: forever); stores each ready fd and its flags (bit 0 readable or
-// hung up or in error, bit 1 writable). Returns how many, or -errno (EINTR included).
+// hung up or in error, bit 1 writable, bit 2 the peer is gone: hung up or in error). Returns how
+// many, or -errno (EINTR included).
 static inline int islet_epoll_wait(int ep, int *fds, uint32_t *flags, int capacity, int timeout_ms) {
     struct epoll_event evs[64];
     if (capacity > 64) capacity = 64;
@@ -38,7 +39,8 @@ static inline int islet_epoll_wait(int ep, int *fds, uint32_t *flags, int capaci
     for (int i = 0; i < n; i++) {
         fds[i] = evs[i].data.fd;
         uint32_t e = evs[i].events;
-        flags[i] = ((e & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) ? 1u : 0u) | ((e & EPOLLOUT) ? 2u : 0u);
+        flags[i] = ((e & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) ? 1u : 0u) | ((e & EPOLLOUT) ? 2u : 0u)
+                 | ((e & (EPOLLHUP | EPOLLERR)) ? 4u : 0u);
     }
     return n;
 }

@@ -1,5 +1,6 @@
 import IsletPosix
 import IsletProtocol
+import IsletCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,8 @@ final class ClientConnection {
     /// When the client last took output off its socket (or connected): the stalest watcher is
     /// the one evicted first when the daemon is full.
     var lastDrainedMs: Int64
+    /// Answers waiting for a durable write (or queued behind one), in request order.
+    var awaiting: [DeferredAnswer] = []
 
     init(fd: Int32, id: Int) {
         self.fd = fd; self.id = id
@@ -43,6 +46,14 @@ final class ClientConnection {
         if outputOffset > 0 && outputOffset == output.count { output.removeAll(keepingCapacity: true); outputOffset = 0 }
         output += line
     }
+}
+
+/// An answer held back: until the write of `generation` is durable (a change; a start's answer
+/// depends on how its write ended), or behind such an answer (`line` already made).
+struct DeferredAnswer {
+    var generation: UInt64
+    var ticket: StartTicket?
+    var line: [UInt8]?
 }
 
 /// The control socket: a listening Unix stream socket and its clients, serviced from the
@@ -248,7 +259,8 @@ final class ControlServer {
         if c.pendingOutput == 0 {
             c.output.removeAll(keepingCapacity: c.output.count < 65536)
             c.outputOffset = 0
-            if c.closing { return false }
+            // A client that is done sending still gets the answers that wait for the disk.
+            if c.closing && c.awaiting.isEmpty { return false }
         }
         return c.pendingOutput <= Self.maximumPendingOutput
     }

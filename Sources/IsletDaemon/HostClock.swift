@@ -1,51 +1,65 @@
 import IsletPosix
 import IsletCore
+import Synchronization
 
-/// The daemon's timeline: the wall clock read once at start plus the monotonic (CLOCK_BOOTTIME)
-/// time since, so a wall-clock step while the daemon runs never moves a running timer, while the
-/// instants it persists still mean wall time across a restart or a reboot.
-public struct HostClock: Sendable {
-    private var wallAtBase: Int64
-    private var bootAtBase: Int64
-    /// While set, the timeline does not go below it: after a reboot whose wall clock is behind
-    /// the last save, time stands at the save until the clock passes it, so nothing is computed
-    /// from a clock known to be wrong (a pause freezes the saved value, a countdown never grows).
-    private var floor: Instant?
+/// The daemon's timeline: the wall clock read once at start plus the CLOCK_BOOTTIME time since,
+/// so a wall-clock step while the daemon runs never moves a running timer, while the instants it
+/// persists still mean wall time across a restart or a reboot. Shared (behind a lock) with the
+/// store's writer thread, which stamps each save.
+public final class HostClock: Sendable {
+    private struct Base {
+        var wallAtBase: Int64
+        var bootAtBase: Int64
+        /// While set, the timeline does not go below it: after a reboot whose wall clock is behind
+        /// the last save, time stands at the save until the clock passes it, so nothing is computed
+        /// from a clock known to be wrong (a pause freezes the saved value, a countdown never grows).
+        var floor: Instant?
+    }
+    private let source: any LoopClock
+    private let base: Mutex<Base>
 
-    public init() {
-        wallAtBase = Posix.wallMilliseconds()
-        bootAtBase = Posix.bootMilliseconds()
+    public init(_ source: any LoopClock) {
+        self.source = source
+        base = Mutex(Base(wallAtBase: source.wallMilliseconds(), bootAtBase: source.bootMilliseconds()))
     }
 
     /// Now on the timeline.
     public func now() -> Instant {
-        let t = Instant(milliseconds: wallAtBase + (Posix.bootMilliseconds() - bootAtBase))
-        if let floor, t < floor { return floor }
+        let t = rawNow()
+        if let floor = base.withLock({ $0.floor }), t < floor { return floor }
         return t
     }
 
     /// The timeline without the floor: where it really is, to see when it passes the floor.
-    public func rawNow() -> Instant { Instant(milliseconds: wallAtBase + (Posix.bootMilliseconds() - bootAtBase)) }
+    public func rawNow() -> Instant {
+        let b = base.withLock { $0 }
+        return Instant(milliseconds: b.wallAtBase + (source.bootMilliseconds() - b.bootAtBase))
+    }
 
     /// Continues a timeline: `instant` is now (a restart in the same boot continues the last
     /// process's timeline by CLOCK_BOOTTIME, whatever the wall clock says).
-    public mutating func continueTimeline(at instant: Instant) {
-        wallAtBase = instant.milliseconds
-        bootAtBase = Posix.bootMilliseconds()
+    public func continueTimeline(at instant: Instant) {
+        let boot = source.bootMilliseconds()
+        base.withLock { $0.wallAtBase = instant.milliseconds; $0.bootAtBase = boot }
     }
 
-    public mutating func setFloor(_ f: Instant?) { floor = f }
+    public func setFloor(_ f: Instant?) { base.withLock { $0.floor = f } }
 
-    /// Monotonic milliseconds, for intervals that have nothing to do with wall time.
-    public func monotonicMs() -> Int64 { Posix.bootMilliseconds() }
+    /// The CLOCK_MONOTONIC instant at which the timeline reaches `t` (the floor aside when
+    /// `unfloored`: the instant the real timeline passes it). Exact to the clocks' nanoseconds,
+    /// so a deadline armed there never fires early.
+    public func monotonicInstant(of t: Instant, unfloored: Bool = true) -> MonotonicInstant {
+        let b = base.withLock { $0 }
+        return source.monotonic(atBootMilliseconds: t.milliseconds - b.wallAtBase + b.bootAtBase)
+    }
 
     /// The wall clock as it is now (may have stepped since the base was taken).
-    public func wallNow() -> Instant { Instant(milliseconds: Posix.wallMilliseconds()) }
+    public func wallNow() -> Instant { Instant(milliseconds: source.wallMilliseconds()) }
 
     /// Moves the base to the current wall clock. Only done while the timeline is known to be
     /// wrong: the clock was behind the last save at start and has since been corrected.
-    public mutating func rebase() {
-        wallAtBase = Posix.wallMilliseconds()
-        bootAtBase = Posix.bootMilliseconds()
+    public func rebase() {
+        let wall = source.wallMilliseconds(), boot = source.bootMilliseconds()
+        base.withLock { $0.wallAtBase = wall; $0.bootAtBase = boot }
     }
 }

@@ -18,6 +18,8 @@ public protocol PanelOutput: AnyObject {
     func initialize() throws(PanelError) -> Int
     func show(_ frame: Bitmap) throws(PanelError) -> Int
     func setDisplay(on: Bool) throws(PanelError) -> Int
+    /// Whether the display is on: the driver's knowledge, kept in one place.
+    var displayIsOn: Bool { get }
     /// What an observer would see on the glass (emulated panels only).
     var visibleImage: PanelImage? { get }
 }
@@ -84,6 +86,8 @@ public final class DriverPanel: PanelOutput {
         do { return try driver?.setDisplayOn(on).wireBytes ?? 0 }
         catch { throw PanelError("\(error)") }
     }
+
+    public var displayIsOn: Bool { driver?.isDisplayOn ?? false }
 
     public var visibleImage: PanelImage? {
         guard let mock else { return nil }

@@ -108,6 +108,9 @@ public struct PanelDriver: Sendable {
     public var frameWidth: Int { settings.rotation == .deg90 || settings.rotation == .deg270 ? panel.height : panel.width }
     public var frameHeight: Int { settings.rotation == .deg90 || settings.rotation == .deg270 ? panel.width : panel.height }
 
+    /// Whether the panel's display is on, as far as the driver switched it (false after a bus error).
+    public var isDisplayOn: Bool { panelOn }
+
     /// True when the driver knows what the panel holds (no bus error since the last full write).
     public var isSynchronized: Bool { initialized && shadow != nil }
 

@@ -24,7 +24,13 @@ public final class Epoll: Sendable {
         _ = islet_epoll_control(fd.raw, 2, target, 0, 0)
     }
 
-    public struct Ready: Sendable { public var fd: Int32; public var readable: Bool; public var writable: Bool }
+    public struct Ready: Sendable {
+        public var fd: Int32
+        public var readable: Bool
+        public var writable: Bool
+        /// The peer is gone (EPOLLHUP or EPOLLERR), not merely done sending.
+        public var hungUp: Bool
+    }
 
     /// Waits up to `timeoutMs` (-1: until something is ready). EINTR returns [].
     public func wait(timeoutMs: Int32) throws(SystemError) -> [Ready] {
@@ -33,7 +39,7 @@ public final class Epoll: Sendable {
         let n = islet_epoll_wait(fd.raw, &fds, &flags, 64, timeoutMs)
         if n == -EINTR { return [] }
         guard n >= 0 else { throw SystemError("epoll_wait", Errno(-n)) }
-        return (0..<Int(n)).map { Ready(fd: fds[$0], readable: flags[$0] & 1 != 0, writable: flags[$0] & 2 != 0) }
+        return (0..<Int(n)).map { Ready(fd: fds[$0], readable: flags[$0] & 1 != 0, writable: flags[$0] & 2 != 0, hungUp: flags[$0] & 4 != 0) }
     }
 }
 

@@ -10,8 +10,13 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
     public func adding(milliseconds ms: Int64) -> Self {
         let ns = ms.multipliedReportingOverflow(by: 1_000_000)
         if ns.overflow { return ms > 0 ? Self(nanoseconds: .max) : Self(nanoseconds: 0) }
-        return ns.partialValue >= 0 ? self + UInt64(ns.partialValue)
-            : Self(nanoseconds: nanoseconds > UInt64(-ns.partialValue) ? nanoseconds - UInt64(-ns.partialValue) : 0)
+        return adding(nanoseconds: ns.partialValue)
+    }
+    /// Saturating at the clock's origin and its end.
+    public func adding(nanoseconds d: Int64) -> Self {
+        if d >= 0 { let r = nanoseconds.addingReportingOverflow(UInt64(d)); return Self(nanoseconds: r.overflow ? .max : r.partialValue) }
+        let m = d.magnitude
+        return Self(nanoseconds: nanoseconds > m ? nanoseconds - m : 0)
     }
     /// Signed nanoseconds from `other` to self.
     public func nanoseconds(since other: Self) -> Int64 {
@@ -25,6 +30,8 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
 public enum SystemClock {
     /// CLOCK_MONOTONIC now.
     public static func monotonic() -> MonotonicInstant { MonotonicInstant(nanoseconds: islet_clock_ns(0)) }
+    /// CLOCK_BOOTTIME in nanoseconds.
+    public static func bootNanoseconds() -> UInt64 { islet_clock_ns(2) }
     /// CLOCK_BOOTTIME in milliseconds (counts suspend): the state file's same-boot reference.
     public static func bootMilliseconds() -> Int64 { Int64(islet_clock_ns(2) / 1_000_000) }
     /// The wall clock (CLOCK_REALTIME) in milliseconds since 1970.

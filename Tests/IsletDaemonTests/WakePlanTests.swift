@@ -12,31 +12,31 @@ struct WakePlanTests {
         try #require(try TimerMachine.apply(.start(ActivityAttributes(kind: .countdown(cycle: .seconds(seconds), cycles: 1))), to: nil, now: at).activity)
     }
 
-    func plan(_ acts: [Activity], now: Instant, policy: PresentationPolicy = PresentationPolicy(),
-              behind: Instant? = nil, mono: [Int64?] = [], monoNow: Int64 = 0) -> Int32 {
-        WakePlan.timeout(activities: acts, policy: policy, clockBehindUntil: behind, now: now,
-                         monotonicDeadlines: mono, monotonicNow: monoNow)
+    /// Milliseconds from `now` to the next wake-up on the timeline, nil for none. The loop arms
+    /// its timerfd at that instant exactly (no rounding margin any more).
+    func plan(_ acts: [Activity], now: Instant, policy: PresentationPolicy = PresentationPolicy()) -> Int64? {
+        WakePlan.next(activities: acts, policy: policy, now: now).map { ($0 - now).wholeMilliseconds }
     }
 
     @Test("idle sleeps until an event")
-    func idle() { #expect(plan([], now: t0) == -1) }
+    func idle() { #expect(plan([], now: t0) == nil) }
 
     @Test("running wakes when the shown second changes")
     func running() throws {
         let a = try countdown(60, at: t0)
         // 60 s countdown shows 1:00 until 1 s has passed (remaining rounds up), so the next
-        // change is at t0 + 1000 ms; 250 ms in, that is 750 ms away (+1 ms margin).
-        #expect(plan([a], now: t0 + .milliseconds(250)) == 751)
-        #expect(plan([a], now: t0 + .milliseconds(59_900)) == 101, "the last second ends at completion")
+        // change is at t0 + 1000 ms; 250 ms in, that is 750 ms away.
+        #expect(plan([a], now: t0 + .milliseconds(250)) == 750)
+        #expect(plan([a], now: t0 + .milliseconds(59_900)) == 100, "the last second ends at completion")
     }
 
     @Test("paused has no periodic wake-up, only the 8 h activity limit")
     func paused() throws {
         let a = try TimerMachine.apply(.pause, to: countdown(60, at: t0), now: t0 + .seconds(3)).activity
         // Live Activities end an activity after 8 h (LIVE-ACTIVITIES.md): the one deadline left.
-        let eightHours: Int32 = 8 * 3600 * 1000
-        #expect(plan([try #require(a)], now: t0 + .seconds(3)) == eightHours - 3000 + 1)
-        #expect(plan([try #require(a)], now: t0 + .seconds(7200)) == eightHours - 7_200_000 + 1,
+        let eightHours: Int64 = 8 * 3600 * 1000
+        #expect(plan([try #require(a)], now: t0 + .seconds(3)) == eightHours - 3000)
+        #expect(plan([try #require(a)], now: t0 + .seconds(7200)) == eightHours - 7_200_000,
                 "even past the old end instant: no second ticks")
     }
 
@@ -45,19 +45,18 @@ struct WakePlanTests {
         let a = try countdown(10, at: t0)
         let done = try #require(TimerMachine.advance(a, to: t0 + .seconds(10)).activity)
         #expect(done.phase == .complete)
-        #expect(plan([done], now: t0 + .seconds(11)) == 2001)
+        #expect(plan([done], now: t0 + .seconds(11)) == 2000)
     }
 
-    @Test("the earliest of activities, expand end, watchdog and clock catch-up wins")
+    @Test("the earliest of the activities' changes and the expand's end wins")
     func earliest() throws {
         let a = try TimerMachine.apply(.pause, to: countdown(60, at: t0), now: t0).activity
         var policy = PresentationPolicy()
         policy.expandedUntil = t0 + .seconds(5)
-        #expect(plan([try #require(a)], now: t0, policy: policy) == 5001)
-        #expect(plan([try #require(a)], now: t0, policy: policy, mono: [10_000 + 2_000, nil], monoNow: 10_000) == 2000,
-                "a watchdog ping at half its interval")
-        #expect(plan([], now: t0, behind: t0 + .seconds(1)) == 1001)
-        #expect(plan([], now: t0, mono: [5], monoNow: 10) == 0, "an overdue deadline does not sleep")
+        #expect(plan([try #require(a)], now: t0, policy: policy) == 5000)
+        let running = try countdown(60, at: t0)
+        #expect(plan([try #require(a), running], now: t0 + .milliseconds(300), policy: policy) == 700,
+                "the running one's next second comes before the expand ends")
     }
 
     @Test("presentation policy: one compact, two minimal, expand for a while, none dark")

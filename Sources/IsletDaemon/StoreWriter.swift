@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import IsletCore
+import IsletPosix
+import Synchronization
+
+/// The durable writes of the activities, on a thread of their own: the event loop hands over a
+/// snapshot and goes on serving, rendering and reading buttons while the disk takes its time
+/// (fsync on an SD card can take hundreds of milliseconds). Writes happen in order; a snapshot
+/// still waiting when a newer one arrives is replaced by it (the newer state includes it).
+/// Each finished write is reported with its generation; `done` becomes readable.
+final class StoreWriter: Sendable {
+    struct Completion: Sendable {
+        /// Every snapshot up to this generation is on disk (or failed with `error`).
+        var generation: UInt64
+        var error: String?
+    }
+    private struct State: Sendable {
+        var waiting: (generation: UInt64, activities: [Activity])?
+        var completed: [Completion] = []
+        var writing = false
+        var stopping = false
+    }
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+    let done: EventCounter
+    private let save: @Sendable ([Activity]) throws -> Void
+
+    init(save: @escaping @Sendable ([Activity]) throws -> Void) throws(SystemError) {
+        done = try EventCounter()
+        self.save = save
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let r = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            let writer = Unmanaged<StoreWriter>.fromOpaque(raw).takeRetainedValue()
+            writer.loop()
+            return nil
+        }, box)
+        guard r == 0 else {
+            Unmanaged<StoreWriter>.fromOpaque(box).release()
+            throw SystemError("pthread_create (the state writer)", Errno(r))
+        }
+        pthread_detach(thread)
+    }
+
+    /// Queues a snapshot for writing.
+    func submit(_ activities: [Activity], generation: UInt64) {
+        state.withLock { $0.waiting = (generation, activities) }
+        wake.signal()
+    }
+
+    /// The writes finished since the last call, oldest first.
+    func takeCompletions() -> [Completion] {
+        done.drain()
+        return state.withLock { s in defer { s.completed = [] }; return s.completed }
+    }
+
+    /// True while a write is queued or under way.
+    var busy: Bool { state.withLock { $0.writing || $0.waiting != nil } }
+
+    /// Finishes what is queued, then ends the thread (at shutdown).
+    func finish() {
+        state.withLock { $0.stopping = true }
+        wake.signal()
+        stopped.wait()
+    }
+
+    private func loop() {
+        while true {
+            wake.wait()
+            while let job = state.withLock({ s -> (generation: UInt64, activities: [Activity])? in
+                let j = s.waiting
+                s.waiting = nil
+                s.writing = j != nil
+                return j
+            }) {
+                var error: String?
+                do { try save(job.activities) } catch let e { error = "\(e)" }
+                state.withLock {
+                    $0.writing = false
+                    $0.completed.append(Completion(generation: job.generation, error: error))
+                }
+                done.signal()
+            }
+            if state.withLock({ $0.stopping && $0.waiting == nil }) { break }
+        }
+        stopped.signal()
+    }
+}
