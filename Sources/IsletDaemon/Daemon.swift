@@ -41,6 +41,8 @@ public final class Daemon {
     var policy = PresentationPolicy()
     var screen: TerminalScreen?
     var running = true
+    /// Ends `run()` from another thread (an embedding host, tests), as SIGTERM does.
+    public let stopper: DaemonStopper
 
     // The durable state: the generation last handed to the writer, whether the book changed
     // since, the starts waiting for their write, and what the last write said.
@@ -132,6 +134,7 @@ public final class Daemon {
             loop = try EventLoop()
             deadline = try loopClock.makeDeadlineTimer()
             writer = try StoreWriter(save: { try store.saveNow($0) })
+            stopper = DaemonStopper(try EventCounter())
         } catch { throw DaemonStartError("\(error)", status: 71) }
 
         let model: PanelModel
@@ -214,6 +217,13 @@ public final class Daemon {
         }
         return (parts + ["[w] stopwatch", "[q] quit"]).joined(separator: "  ")
     }
+}
+
+/// A thread-safe way to stop a running daemon.
+public final class DaemonStopper: Sendable {
+    let counter: EventCounter
+    init(_ counter: EventCounter) { self.counter = counter }
+    public func stop() { counter.signal() }
 }
 
 /// A start-up failure with the exit status to leave with.

@@ -45,6 +45,10 @@ extension Daemon {
         try loop.register(server.listenFD) { [unowned self] _ in acceptClients() }
         try loop.register(deadline.fd) { [unowned self] _ in deadline.clear(); armedDeadline = nil }
         try loop.register(writer.done.fd.raw) { [unowned self] _ in takeWriteCompletions() }
+        try loop.register(stopper.counter.fd.raw) { [unowned self] _ in
+            log.info("stopping on request")
+            running = false
+        }
         registerButtons()
     }
 

@@ -1,0 +1,195 @@
+import IsletPosix
+import Foundation
+import IsletCore
+import IsletDaemon
+import Synchronization
+import Testing
+
+/// Issue 12: the daemon's one event loop with one owner of the state, in this process, with a
+/// disk that can be made slow or failing and a clock that moves only when the test says so.
+
+/// The real system calls of a save, except that fsync can be held (a slow SD card) or fail.
+final class SlowStoreSystem: StoreSystem {
+    let live = LiveStoreSystem()
+    let holding = Mutex(false)
+    let failing = Mutex(false)
+    let fsyncs = Mutex(0)
+    func createExclusive(_ path: String, mode: mode_t) -> Int32 { live.createExclusive(path, mode: mode) }
+    func write(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) { try live.write(fd, bytes) }
+    func fsync(_ fd: Int32) -> Int32 {
+        while holding.withLock({ $0 }) { usleep(2000) }
+        fsyncs.withLock { $0 += 1 }
+        if failing.withLock({ $0 }) { errno = EIO; return -1 }
+        return live.fsync(fd)
+    }
+    func close(_ fd: Int32) { live.close(fd) }
+    func rename(_ from: String, _ to: String) -> Int32 { live.rename(from, to) }
+    func unlink(_ path: String) { live.unlink(path) }
+    func openDirectory(_ path: String) -> Int32 { live.openDirectory(path) }
+}
+
+/// isletd's Daemon running on a thread of this process, on the mock bus.
+final class InProcessDaemon: @unchecked Sendable {
+    // @unchecked: the daemon is touched only by its own thread after start; the test thread
+    // uses the socket, the stopper (thread-safe) and the files.
+    let dir = makeTempDir()
+    let disk = SlowStoreSystem()
+    let clock: any LoopClock
+    private let daemon: Daemon
+    private let finished = DispatchSemaphore(value: 0)
+    var socket: String { dir + "/islet.sock" }
+    var stateFile: String { dir + "/state/activities.json" }
+
+    init(clock: any LoopClock = SystemLoopClock()) throws {
+        self.clock = clock
+        let cl = try DaemonCommandLine.parse(["--bus", "mock", "--socket", dir + "/islet.sock",
+                                              "--state-dir", dir + "/state", "--log-level", "error"])
+        let config = try cl.load()
+        do {
+            daemon = try Daemon(config: config, reload: { () throws(ConfigError) -> DaemonConfig in config },
+                                log: Logger(threshold: .error), clock: clock, storeSystem: disk)
+        } catch { throw HarnessError("the daemon did not start: \(error)") }
+        Thread.detachNewThread { [self] in
+            _ = daemon.run()
+            finished.signal()
+        }
+    }
+
+    func stop() {
+        daemon.stopper.stop()
+        finished.wait()
+        removeTree(dir)
+    }
+
+    func client() throws -> RawClient { try RawClient(path: socket) }
+
+    /// One request on a new connection, its answer.
+    func request(_ json: String) throws -> [String: Any]? {
+        let c = try client()
+        c.send(json + "\n")
+        return c.readJSON()
+    }
+
+    func activities(_ answer: [String: Any]?) -> [String] {
+        ((answer?["activities"] as? [[String: Any]]) ?? []).compactMap { $0["timer"] as? String }
+    }
+
+    /// Polls `status` until `done` holds (the loop runs on its own thread), for at most 5 s.
+    func waitForStatus(_ done: ([String: Any]) -> Bool) throws -> [String: Any]? {
+        for _ in 0..<250 {
+            if let s = try request(#"{"op":"status"}"#), done(s) { return s }
+            usleep(20_000)
+        }
+        return nil
+    }
+
+    func fileTimers() -> [String]? {
+        guard let d = FileManager.default.contents(atPath: stateFile),
+              let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
+              let list = o["activities"] as? [[String: Any]] else { return nil }
+        return list.compactMap { ($0["attributes"] as? [String: Any])?["timer"] as? String }
+    }
+}
+
+/// Whether a reply line arrives within `ms` (without consuming more than it).
+func answers(_ c: RawClient, within ms: Int) -> Bool {
+    var p = pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0)
+    return poll(&p, 1, Int32(ms)) == 1
+}
+
+@Suite("one event loop, one owner of the state", .serialized, .timeLimit(.minutes(2)))
+struct DaemonLoopTests {
+    @Test("while the start's write waits for a slow disk: the frame is on the bus, status is served, a second start and a pause of that timer are refused with start_in_progress; the answer comes once the write is durable")
+    func slowDisk() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        d.disk.holding.withLock { $0 = true }
+        let starter = try d.client()
+        starter.send(#"{"op":"start","timer":"a","seconds":600}"# + "\n")
+        #expect(!answers(starter, within: 300), "no answer before the write is durable")
+
+        let status = try #require(try d.waitForStatus { d.activities($0) == ["a"] })
+        let st = try #require(status["status"] as? [String: Any])
+        #expect(st["panel_on"] as? Bool == true, "the new frame went to the panel before the disk finished")
+        #expect((st["frames"] as? Int ?? 0) >= 1)
+        #expect(status["presentation"] as? String == "compact")
+
+        #expect(errorCode(try d.request(#"{"op":"start","timer":"a","seconds":60}"#)) == "start_in_progress")
+        #expect(errorCode(try d.request(#"{"op":"pause","timer":"a"}"#)) == "start_in_progress")
+        let other = try d.client()
+        other.send(#"{"op":"start","timer":"b","seconds":60}"# + "\n")
+
+        d.disk.holding.withLock { $0 = false }
+        let answer = try #require(starter.readJSON())
+        #expect(answer["ok"] as? Bool == true)
+        #expect(d.activities(answer).contains("a"))
+        #expect(d.fileTimers()?.contains("a") == true, "answered only once it is in the file")
+        let b = other.readJSON()
+        #expect(errorCode(b) == nil && d.activities(b) == ["a", "b"], "another timer is not gated by a's start")
+        // The gate is open again: the same timer can be paused now.
+        #expect(errorCode(try d.request(#"{"op":"pause","timer":"a"}"#)) == nil)
+    }
+
+    @Test("a start whose client leaves before its write is durable is cancelled: the activity is gone, and so is it from the file")
+    func cancelledByLeaving() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        d.disk.holding.withLock { $0 = true }
+        do {
+            let starter = try d.client()
+            starter.send(#"{"op":"start","timer":"gone","seconds":600}"# + "\n")
+            _ = try #require(try d.waitForStatus { d.activities($0) == ["gone"] })
+        }   // the connection closes here
+        let after = try #require(try d.waitForStatus { d.activities($0).isEmpty })
+        #expect(d.activities(after).isEmpty)
+        d.disk.holding.withLock { $0 = false }
+        var onDisk: [String]?
+        for _ in 0..<100 {
+            onDisk = d.fileTimers()
+            if onDisk == [] { break }
+            usleep(20_000)
+        }
+        #expect(onDisk == [], "the rolled-back state is what the file holds in the end")
+        #expect(errorCode(try d.request(#"{"op":"start","timer":"gone","seconds":60}"#)) == nil, "the gate was released")
+    }
+
+    @Test("a start whose write fails is undone: store_failed, no activity, and the gate opens")
+    func failedWrite() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        d.disk.failing.withLock { $0 = true }
+        let answer = try d.request(#"{"op":"start","timer":"f","seconds":60}"#)
+        #expect(errorCode(answer) == "store_failed")
+        let status = try #require(try d.request(#"{"op":"status"}"#))
+        #expect(d.activities(status).isEmpty)
+        #expect(((status["status"] as? [String: Any])?["store_error"] as? String)?.contains("fsync") == true)
+        d.disk.failing.withLock { $0 = false }
+        let again = try d.request(#"{"op":"start","timer":"f","seconds":60}"#)
+        #expect(errorCode(again) == nil && d.activities(again) == ["f"])
+    }
+
+    @Test("on an injected clock a 10 s countdown completes, stays 3 s and is dismissed, with no real waiting")
+    func injectedClock() throws {
+        let clock = ManualLoopClock()
+        let d = try InProcessDaemon(clock: clock)
+        defer { d.stop() }
+        let started = try d.request(#"{"op":"start","timer":"m","seconds":10}"#)
+        #expect(d.activities(started) == ["m"])
+        func phase(_ s: [String: Any]) -> String? { (s["activities"] as? [[String: Any]])?.first?["phase"] as? String }
+        clock.advance(milliseconds: 4_000)
+        let paused = try #require(try d.request(#"{"op":"pause"}"#))
+        let frozen = (paused["activities"] as? [[String: Any]])?.first?["remaining_seconds"] as? Double
+        #expect(frozen == 6, "4 s of injected time went by")
+        clock.advance(milliseconds: 60_000)
+        let still = try #require(try d.request(#"{"op":"status"}"#))
+        #expect(phase(still) == "paused")
+        #expect((still["activities"] as? [[String: Any]])?.first?["remaining_seconds"] as? Double == 6, "a paused timer does not run")
+        _ = try d.request(#"{"op":"resume"}"#)
+        clock.advance(milliseconds: 6_000)
+        #expect(try d.waitForStatus { phase($0) == "complete" } != nil, "complete once the injected clock reaches the end")
+        clock.advance(milliseconds: 2_900)
+        #expect(phase(try #require(try d.request(#"{"op":"status"}"#))) == "complete", "still showing before 3 s")
+        clock.advance(milliseconds: 100)
+        #expect(try d.waitForStatus { d.activities($0).isEmpty } != nil, "dismissed 3 s after completion")
+    }
+}
