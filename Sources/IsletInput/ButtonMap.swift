@@ -106,18 +106,6 @@ public struct ButtonCommand: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(event) → \(action)" + (timerID.map { "@\($0)" } ?? "") }
-
-    /// The timer this command acts on: the map's timer id if it names one, else the most recently
-    /// started of `activities`; with none, a toggle starts `defaultSession`'s timer and any other
-    /// action has nothing to act on (nil).
-    public func target(activities: [Activity], defaultSession: ActivityAttributes) -> String? {
-        if let timerID { return timerID }
-        // Later in the list wins a tie: the host lists activities in the order it started them.
-        var latest: Activity?
-        for a in activities where latest.map({ a.startedAt >= $0.startedAt }) ?? true { latest = a }
-        if let latest { return latest.timerID }
-        return action == .toggle ? defaultSession.timerID : nil
-    }
 }
 
 /// Edges in, commands out: the recognizer and the map together, pure like both.

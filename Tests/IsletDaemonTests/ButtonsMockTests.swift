@@ -141,19 +141,42 @@ private final class FakeClock: Sendable {
         ButtonCommand(action: action, timerID: timer, event: GestureEvent(button: "toggle", gesture: .press, timestampNanoseconds: 0))
     }
 
-    @Test func theMostRecentlyStartedActivityIsTheTarget() {
-        let list = [activity("tea", startedAt: 5_000), activity("yoga", startedAt: 9_000), activity("bread", startedAt: 1_000)]
-        #expect(command(.pause).target(activities: list, defaultSession: session) == "yoga")
+    // The target of a button is decided in one place, the book: the map's timer id, else the
+    // most recently started activity; with none, only a toggle acts (it starts the session).
+    private func started(_ ids: [String]) throws -> ActivityBook {
+        var book = ActivityBook()
+        for (i, id) in ids.enumerated() {
+            var attrs = session
+            attrs.timerID = id
+            let outcome = try book.apply(.start(attrs), timer: nil, now: Instant(milliseconds: 1_000 * Int64(i + 1)))
+            if case .starting(_, let t) = outcome { _ = book.finishStart(t, saved: true) }
+        }
+        return book
     }
 
-    @Test func aTimerIDInTheMapWins() {
-        let list = [activity("tea", startedAt: 5_000)]
-        #expect(command(.pause, "kitchen").target(activities: list, defaultSession: session) == "kitchen")
+    @Test func theMostRecentlyStartedActivityIsTheTarget() throws {
+        var book = try started(["tea", "yoga", "bread"])
+        #expect(book.resolve(command(.pause).timerID)?.timerID == "bread")
+        // Starting tea again makes it the most recently started.
+        let outcome = try book.apply(.start(session), timer: "tea", now: Instant(milliseconds: 9_000))
+        if case .starting(_, let t) = outcome { _ = book.finishStart(t, saved: true) }
+        #expect(book.resolve(command(.pause).timerID)?.timerID == "tea")
+        let change = try book.apply(ButtonAction.pause.intent(defaultSession: session), timer: command(.pause).timerID, now: Instant(milliseconds: 9_500))
+        #expect(change.change.timerID == "tea" && change.change.transition.phase == .paused)
     }
 
-    @Test func withNoActivityOnlyAToggleHasATarget() {
-        #expect(command(.toggle).target(activities: [], defaultSession: session) == "meditation")
-        #expect(command(.reset).target(activities: [], defaultSession: session) == nil)
+    @Test func aTimerIDInTheMapWins() throws {
+        var book = try started(["kitchen", "tea"])
+        let change = try book.apply(.pause, timer: command(.pause, "kitchen").timerID, now: Instant(milliseconds: 5_000))
+        #expect(change.change.timerID == "kitchen")
+    }
+
+    @Test func withNoActivityOnlyAToggleHasATarget() throws {
+        var book = ActivityBook()
+        let toggled = try book.apply(ButtonAction.toggle.intent(defaultSession: session), timer: nil, now: Instant(milliseconds: 1_000))
+        #expect(toggled.change.timerID == "meditation" && toggled.change.transition.effects.contains(.started))
+        var empty = ActivityBook()
+        #expect(throws: Rejection.self) { try empty.apply(ButtonAction.reset.intent(defaultSession: session), timer: nil, now: Instant(milliseconds: 1_000)) }
     }
 
     @Test func keyboardLettersPressAndCapitalsHold() {
