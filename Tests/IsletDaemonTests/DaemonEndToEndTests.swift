@@ -508,28 +508,7 @@ struct CaptureReplayEndToEndTests {
 @Suite("isletd end to end: rotation and chime", .timeLimit(.minutes(2)))
 struct DaemonRotationChimeTests {
 
-    @Test("the chime pulses at cycle end and at completion, never while paused (mock chime line)")
-    func chime() throws {
-        // docs/HARDWARE.md [chime]: cycle_end 200 ms is one pulse; the default completion pattern
-        // 200,100,200,100,400 is three. Issue 6 §2: never while paused.
-        let dir = makeTempDir()
-        defer { removeTree(dir) }
-        try "[chime]\nline = mock\ncycle_end = 200\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
-        let d = try DaemonUnderTest(args: ["--config", dir + "/c.conf"])
-        func pulses() throws -> Int? { try d.status().status?.chimePulses }
-        #expect(try pulses() == 0, "a configured chime reports its count, silent so far")
-        #expect(d.ctl("start", "--seconds", "1", "--cycles", "2", "--cycle-end-seconds", "1").status == 0)
-        #expect(d.ctl("pause").status == 0)
-        sleepSeconds(1.3)
-        #expect(try pulses() == 0, "a paused timer reaches no cycle end and never chimes")
-        #expect(d.ctl("resume").status == 0)
-        sleepSeconds(1.5)   // cycle 1 ends at +1 s; cycle 2 starts at +2 s
-        #expect(try pulses() == 1, "one pulse at the end of cycle 1")
-        sleepSeconds(2.6)   // completion at +3 s, its pulses at +3.0, +3.3 and +3.6 s
-        #expect(try pulses() == 4, "three more at completion")
-        let plain = try DaemonUnderTest()
-        #expect(try plain.status().status?.chimePulses == nil, "no chime, no count")
-    }
+    // The chime's pulses over a session run on an injected clock: DaemonLoopTests.chime.
 
     @Test("SIGHUP: a changed chime line waits for a restart, and the log says so")
     func chimeLineReload() throws {

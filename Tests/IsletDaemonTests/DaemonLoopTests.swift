@@ -40,10 +40,15 @@ final class InProcessDaemon: @unchecked Sendable {
     var socket: String { dir + "/islet.sock" }
     var stateFile: String { dir + "/state/activities.json" }
 
-    init(clock: any LoopClock = SystemLoopClock()) throws {
+    init(clock: any LoopClock = SystemLoopClock(), args: [String] = [], config configText: String? = nil) throws {
         self.clock = clock
+        var extra = args
+        if let configText {
+            try configText.write(toFile: dir + "/isletd.conf", atomically: true, encoding: .utf8)
+            extra += ["--config", dir + "/isletd.conf"]
+        }
         let cl = try DaemonCommandLine.parse(["--bus", "mock", "--socket", dir + "/islet.sock",
-                                              "--state-dir", dir + "/state", "--log-level", "error"])
+                                              "--state-dir", dir + "/state", "--log-level", "error"] + extra)
         let config = try cl.load()
         do {
             daemon = try Daemon(config: config, reload: { () throws(ConfigError) -> DaemonConfig in config },
@@ -191,5 +196,37 @@ struct DaemonLoopTests {
         #expect(phase(try #require(try d.request(#"{"op":"status"}"#))) == "complete", "still showing before 3 s")
         clock.advance(milliseconds: 100)
         #expect(try d.waitForStatus { d.activities($0).isEmpty } != nil, "dismissed 3 s after completion")
+    }
+
+    @Test("the chime pulses at cycle end and at completion, never while paused (mock chime line, injected clock)")
+    func chime() throws {
+        // docs/HARDWARE.md [chime]: cycle_end 200 ms is one pulse; the default completion pattern
+        // 200,100,200,100,400 is three. Issue 6 §2: never while paused.
+        let clock = ManualLoopClock()
+        let d = try InProcessDaemon(clock: clock, config: "[chime]\nline = mock\ncycle_end = 200\n")
+        defer { d.stop() }
+        func pulses() throws -> Int? {
+            (try d.request(#"{"op":"status"}"#)?["status"] as? [String: Any])?["chime_pulses"] as? Int
+        }
+        /// Moves the clock in steps (as time passes: each step wakes the loop), then lets the
+        /// loop catch up.
+        func elapse(_ ms: Int64) {
+            var left = ms
+            while left > 0 { let step = min(left, 50); clock.advance(milliseconds: step); left -= step; usleep(2_000) }
+            usleep(30_000)
+        }
+        #expect(try pulses() == 0, "a configured chime reports its count, silent so far")
+        #expect(errorCode(try d.request(#"{"op":"start","seconds":1,"cycles":2,"cycle_end_seconds":1}"#)) == nil)
+        #expect(errorCode(try d.request(#"{"op":"pause"}"#)) == nil)
+        elapse(1_300)
+        #expect(try pulses() == 0, "a paused timer reaches no cycle end and never chimes")
+        #expect(errorCode(try d.request(#"{"op":"resume"}"#)) == nil)
+        elapse(1_500)   // cycle 1 ends at +1 s; cycle 2 starts at +2 s
+        #expect(try pulses() == 1, "one pulse at the end of cycle 1")
+        elapse(2_600)   // completion at +3 s, its pulses at +3.0, +3.3 and +3.6 s
+        #expect(try pulses() == 4, "three more at completion")
+        let plain = try InProcessDaemon()
+        defer { plain.stop() }
+        #expect(((try plain.request(#"{"op":"status"}"#)?["status"] as? [String: Any])?["chime_pulses"]) == nil, "no chime, no count")
     }
 }
