@@ -46,20 +46,22 @@ let package = Package(
         .target(name: "IsletDisplay", dependencies: ["IsletFrame"], swiftSettings: strict),
         // Buttons and chime without hardware: edges, the gesture recognizer, the button map, chime patterns.
         .target(name: "IsletInput", dependencies: ["IsletCore"], swiftSettings: strict),
-        // The POSIX helpers the control client shares with the daemon (errno, writes, socket addresses).
-        .target(name: "IsletPosix", dependencies: ["CLinux"], swiftSettings: strict),
+        // The system-call boundary: one Errno, an owning FileDescriptor, one monotonic clock, epoll,
+        // timerfd, signalfd, eventfd, sockets. libgpiod and libi2c sit in IsletLinux on top of it, so
+        // isletctl (which needs sockets, not GPIO) links neither.
+        .target(name: "IsletSystem", dependencies: ["CLinux"], swiftSettings: strict),
         // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
-        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletPosix"], swiftSettings: strict),
-        .target(name: "IsletLinux", dependencies: ["IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
+        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletSystem"], swiftSettings: strict),
+        .target(name: "IsletLinux", dependencies: ["IsletSystem", "IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
-                               "IsletInput", "IsletPosix", "IsletProtocol"],
+                               "IsletInput", "IsletSystem", "IsletProtocol"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
         .executableTarget(name: "isletctl",
-                          dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletPosix", "IsletProtocol"],
+                          dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem", "IsletProtocol"],
                           swiftSettings: strict),
         .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol"], swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,

@@ -1,62 +1,12 @@
-// The GPIO shim: the parts every libgpiod version shares (the epoll watch, the wake timer, the
-// monotonic clock) and the libgpiod 1.6 backend (Debian 12, Raspberry Pi OS Bookworm).
+// The GPIO shim keeps only what must be C: the libgpiod 1.6 backend (Debian 12, Raspberry Pi OS
+// Bookworm). epoll, timers and clocks are IsletSystem's.
 // GPIOD_LINE_BULK_MAX_LINES exists only in 1.6's header; under 2.x (Debian 13) the backend in
 // islet_gpio_v2.c provides the same functions instead.
 #include "islet_gpio.h"
 #include "islet_gpio_internal.h"
 #include <gpiod.h>
 #include <errno.h>
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
-
-int islet_gpio_timer_create(void) {
-    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-    return fd < 0 ? -errno : fd;
-}
-
-int islet_gpio_timer_arm(int timer_fd, uint64_t monotonic_ns) {
-    struct itimerspec spec = { 0 };
-    spec.it_value.tv_sec = (time_t)(monotonic_ns / 1000000000ull);
-    spec.it_value.tv_nsec = (long)(monotonic_ns % 1000000000ull);
-    return timerfd_settime(timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) < 0 ? -errno : 0;
-}
-
-int islet_gpio_timer_clear(int timer_fd) {
-    uint64_t expirations;
-    if (read(timer_fd, &expirations, sizeof expirations) < 0) {
-        return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -errno;
-    }
-    return 0;
-}
-
-uint64_t islet_gpio_monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-// The watch is plain epoll, independent of the libgpiod version.
-int islet_gpio_watch_create(void) {
-    int fd = epoll_create1(EPOLL_CLOEXEC);
-    return fd < 0 ? -errno : fd;
-}
-
-int islet_gpio_watch_add(int watch_fd, int fd, uint32_t tag) {
-    struct epoll_event ev = { .events = EPOLLIN, .data = { .u32 = tag } };
-    return epoll_ctl(watch_fd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
-}
-
-int islet_gpio_watch_ready(int watch_fd, uint32_t *tags, int capacity) {
-    struct epoll_event events[32];
-    int want = capacity < 32 ? capacity : 32;
-    if (want <= 0) return -EINVAL;
-    int n = epoll_wait(watch_fd, events, want, 0);
-    if (n < 0) return errno == EINTR ? 0 : -errno;
-    for (int i = 0; i < n; i++) tags[i] = events[i].data.u32;
-    return n;
-}
 
 #ifdef GPIOD_LINE_BULK_MAX_LINES
 

@@ -1,4 +1,4 @@
-import IsletPosix
+import IsletSystem
 import IsletProtocol
 import IsletCore
 #if canImport(Glibc)

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import IsletInput
-import IsletPosix
+import IsletSystem
 import IsletProtocol
 import IsletCore
 import IsletLinux

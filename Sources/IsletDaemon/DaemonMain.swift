@@ -1,4 +1,4 @@
-import IsletPosix
+import IsletSystem
 import IsletProtocol
 #if canImport(Glibc)
 import Glibc

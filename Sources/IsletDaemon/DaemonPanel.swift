@@ -1,4 +1,4 @@
-import IsletPosix
+import IsletSystem
 import IsletFrame
 import IsletCore
 import IsletDisplay

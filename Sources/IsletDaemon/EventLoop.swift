@@ -1,4 +1,4 @@
-import IsletPosix
+import IsletSystem
 
 /// The descriptor table: each registered descriptor with its handler and the interest the
 /// daemon wants for it. One epoll wait hands every ready descriptor to its handler; nothing

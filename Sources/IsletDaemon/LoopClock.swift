@@ -1,4 +1,4 @@
-import IsletPosix
+import IsletSystem
 import Synchronization
 
 /// The daemon's time: CLOCK_MONOTONIC for its deadlines, CLOCK_BOOTTIME and the wall clock for

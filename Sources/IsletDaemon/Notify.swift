@@ -1,4 +1,4 @@
-import IsletPosix
+import IsletSystem
 #if canImport(Glibc)
 import Glibc
 #endif

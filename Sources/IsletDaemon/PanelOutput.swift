@@ -1,4 +1,5 @@
 import IsletProtocol
+import IsletSystem
 import IsletFrame
 import IsletDisplay
 import IsletLinux

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import IsletPosix
+import IsletSystem
 import IsletProtocol
 import IsletFrame
 import IsletRender

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import IsletCore
-import IsletPosix
+import IsletSystem
 import Synchronization
 
 /// The durable writes of the activities, on a thread of their own: the event loop hands over a

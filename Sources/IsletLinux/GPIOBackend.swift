@@ -1,4 +1,5 @@
 import CGPIOD
+import IsletSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,27 +19,27 @@ public protocol GPIOInputLine: AnyObject {
     /// Readable while edges are pending.
     var fileDescriptor: Int32 { get }
     /// Pending edges; [] when none (never blocks).
-    func readEdges() throws(GPIOErrno) -> [GPIORawEdge]
+    func readEdges() throws(Errno) -> [GPIORawEdge]
 }
 
 /// A requested output line.
 public protocol GPIOOutputLine: AnyObject {
     /// Drives the line to its active (true) or inactive level.
-    func set(active: Bool) throws(GPIOErrno)
+    func set(active: Bool) throws(Errno)
 }
 
 /// The seam between Islet and the C library: the few calls GPIO needs, with raw errnos.
 /// `LibgpiodBackend` is the real one; tests pass a fake to exercise every error path.
 public protocol GPIOBackend: Sendable {
     /// The chip device paths, sorted ("/dev/gpiochip0", …).
-    func chipPaths() throws(GPIOErrno) -> [String]
-    func describeChip(at path: String) throws(GPIOErrno) -> GPIOChipInfo
+    func chipPaths() throws(Errno) -> [String]
+    func describeChip(at path: String) throws(Errno) -> GPIOChipInfo
     /// The group owning a device file, for a permission error ("gpio"); nil if unknown or root.
     func owningGroup(of path: String) -> String?
     func requestInput(chip path: String, offset: UInt32, bias: GPIOBias, activeLow: Bool,
-                      consumer: String) throws(GPIOErrno) -> any GPIOInputLine
+                      consumer: String) throws(Errno) -> any GPIOInputLine
     func requestOutput(chip path: String, offset: UInt32, activeLow: Bool,
-                       consumer: String) throws(GPIOErrno) -> any GPIOOutputLine
+                       consumer: String) throws(Errno) -> any GPIOOutputLine
 }
 
 extension GPIOBackend {
@@ -55,7 +56,7 @@ extension GPIOBackend {
     }
 
     /// Gives an errno from opening or requesting on `path` its meaning for a person.
-    public func meaning(of error: GPIOErrno, opening path: String, line: String? = nil,
+    public func meaning(of error: Errno, opening path: String, line: String? = nil,
                         chip: GPIOChipInfo? = nil, offset: UInt32? = nil) -> GPIOError {
         switch error.code {
         case EACCES, EPERM:
@@ -74,8 +75,8 @@ public struct LibgpiodBackend: GPIOBackend {
     public let deviceDirectory: String
     public init(deviceDirectory: String = "/dev") { self.deviceDirectory = deviceDirectory }
 
-    public func chipPaths() throws(GPIOErrno) -> [String] {
-        guard let dir = opendir(deviceDirectory) else { throw GPIOErrno(errno) }
+    public func chipPaths() throws(Errno) -> [String] {
+        guard let dir = opendir(deviceDirectory) else { throw Errno(errno) }
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
@@ -89,9 +90,9 @@ public struct LibgpiodBackend: GPIOBackend {
             .map { "\(deviceDirectory)/\($0)" }
     }
 
-    public func describeChip(at path: String) throws(GPIOErrno) -> GPIOChipInfo {
+    public func describeChip(at path: String) throws(Errno) -> GPIOChipInfo {
         var err: Int32 = 0
-        guard let chip = islet_gpio_chip_open(path, &err) else { throw GPIOErrno(err) }
+        guard let chip = islet_gpio_chip_open(path, &err) else { throw Errno(err) }
         defer { islet_gpio_chip_close(chip) }
         var name = [CChar](repeating: 0, count: 64)
         var label = [CChar](repeating: 0, count: 64)
@@ -103,7 +104,7 @@ public struct LibgpiodBackend: GPIOBackend {
         for offset in 0..<count {
             var used: Int32 = 0
             let r = islet_gpio_chip_line_info(chip, offset, &lineName, lineName.count, &consumer, consumer.count, &used)
-            guard r == 0 else { throw GPIOErrno(-r) }
+            guard r == 0 else { throw Errno(-r) }
             lines.append(GPIOLineInfo(name: cText(lineName), consumer: cText(consumer), used: used != 0))
         }
         return GPIOChipInfo(path: path, name: cText(name), label: cText(label), lines: lines)
@@ -118,7 +119,7 @@ public struct LibgpiodBackend: GPIOBackend {
     }
 
     public func requestInput(chip path: String, offset: UInt32, bias: GPIOBias, activeLow: Bool,
-                             consumer: String) throws(GPIOErrno) -> any GPIOInputLine {
+                             consumer: String) throws(Errno) -> any GPIOInputLine {
         let b: Int32 = switch bias {
         case .asIs: ISLET_GPIO_BIAS_AS_IS
         case .disabled: ISLET_GPIO_BIAS_DISABLE
@@ -127,16 +128,16 @@ public struct LibgpiodBackend: GPIOBackend {
         }
         var err: Int32 = 0
         guard let line = islet_gpio_request_edges(path, offset, consumer, b, activeLow ? 1 : 0, &err) else {
-            throw GPIOErrno(err)
+            throw Errno(err)
         }
         return LibgpiodLine(line)
     }
 
     public func requestOutput(chip path: String, offset: UInt32, activeLow: Bool,
-                              consumer: String) throws(GPIOErrno) -> any GPIOOutputLine {
+                              consumer: String) throws(Errno) -> any GPIOOutputLine {
         var err: Int32 = 0
         guard let line = islet_gpio_request_output(path, offset, consumer, activeLow ? 1 : 0, 0, &err) else {
-            throw GPIOErrno(err)
+            throw Errno(err)
         }
         return LibgpiodLine(line)
     }
@@ -155,21 +156,21 @@ final class LibgpiodLine: GPIOInputLine, GPIOOutputLine {
 
     var fileDescriptor: Int32 { islet_gpio_line_fd(handle) }
 
-    func readEdges() throws(GPIOErrno) -> [GPIORawEdge] {
+    func readEdges() throws(Errno) -> [GPIORawEdge] {
         var edges: [GPIORawEdge] = []
         var rising = [Int32](repeating: 0, count: 16)
         var stamps = [UInt64](repeating: 0, count: 16)
         // Drain what is queued; a full batch means more may wait.
         while true {
             let n = islet_gpio_line_read_edges(handle, &rising, &stamps, Int32(rising.count))
-            guard n >= 0 else { throw GPIOErrno(-n) }
+            guard n >= 0 else { throw Errno(-n) }
             for i in 0..<Int(n) { edges.append(GPIORawEdge(rising: rising[i] != 0, timestampNanoseconds: stamps[i])) }
             if Int(n) < rising.count { return edges }
         }
     }
 
-    func set(active: Bool) throws(GPIOErrno) {
+    func set(active: Bool) throws(Errno) {
         let r = islet_gpio_line_set(handle, active ? 1 : 0)
-        guard r == 0 else { throw GPIOErrno(-r) }
+        guard r == 0 else { throw Errno(-r) }
     }
 }

@@ -1,4 +1,5 @@
 import IsletInput
+import IsletSystem
 import CGPIOD
 import Synchronization
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ public final class GPIOButtons: ButtonSource {
     }
 
     public let buttons: [String]
-    public let fileDescriptor: Int32
+    private let watch: Epoll
     /// Where each button was found, e.g. "toggle" → "gpiochip0:17 (GPIO17)", for the log.
     public let resolved: [(button: String, chip: String, offset: UInt32, name: String)]
     private let lines: Mutex<[(button: String, line: any GPIOInputLine)]>
@@ -40,10 +41,10 @@ public final class GPIOButtons: ButtonSource {
         if let (line, users) = seen.first(where: { $0.value.count > 1 }) {
             throw .lineUsedTwice(line: line, users: users)
         }
-        let ep = islet_gpio_watch_create()
-        guard ep >= 0 else { throw .system(operation: "creating the epoll watch for", path: "GPIO buttons", errno: GPIOErrno(-ep)) }
+        let ep: Epoll
+        do { ep = try Epoll() } catch { throw .system(operation: "creating the epoll watch for", path: "GPIO buttons", errno: error.errno) }
         var requested: [(button: String, line: any GPIOInputLine)] = []
-        for (index, f) in found.enumerated() {
+        for f in found {
             let name = f.chip.lines[Int(f.offset)].name
             let label = name.isEmpty ? "\(f.chip.name):\(f.offset)" : name
             let line: any GPIOInputLine
@@ -51,33 +52,29 @@ public final class GPIOButtons: ButtonSource {
                 line = try backend.requestInput(chip: f.chip.path, offset: f.offset, bias: bias,
                                                 activeLow: activeLow, consumer: consumer)
             } catch {
-                close(ep)
                 throw backend.meaning(of: error, opening: f.chip.path, line: label, chip: f.chip, offset: f.offset)
             }
-            let r = islet_gpio_watch_add(ep, line.fileDescriptor, UInt32(index))
-            guard r == 0 else {
-                close(ep)
-                throw .system(operation: "watching line \(label) of", path: f.chip.path, errno: GPIOErrno(-r))
+            do { try ep.add(line.fileDescriptor) } catch {
+                throw .system(operation: "watching line \(label) of", path: f.chip.path, errno: error.errno)
             }
             requested.append((f.button, line))
         }
         self.buttons = wanted.map(\.button)
-        self.fileDescriptor = ep
+        self.watch = ep
         self.resolved = found.map { ($0.button, $0.chip.name, $0.offset, $0.chip.lines[Int($0.offset)].name) }
         self.lines = Mutex(requested)
     }
 
-    deinit { close(fileDescriptor) }
+    public var fileDescriptor: Int32 { watch.fd.raw }
 
     public func readEdges() throws(GPIOError) -> [ButtonEdge] {
-        var ready = [UInt32](repeating: 0, count: 32)
-        let n = islet_gpio_watch_ready(fileDescriptor, &ready, Int32(ready.count))
-        guard n >= 0 else { throw .system(operation: "epoll_wait on", path: "GPIO buttons", errno: GPIOErrno(-n)) }
-        let indices = ready.prefix(Int(n)).map { Int($0) }
+        let ready: [Epoll.Ready]
+        do { ready = try watch.wait(timeoutMs: 0) } catch { throw .system(operation: "epoll_wait on", path: "GPIO buttons", errno: error.errno) }
+        let fds = Set(ready.map(\.fd))
         let result: Result<[ButtonEdge], GPIOError> = lines.withLock { lines in
             var edges: [ButtonEdge] = []
-            for i in indices where i < lines.count {
-                do throws(GPIOErrno) {
+            for i in lines.indices where fds.contains(lines[i].line.fileDescriptor) {
+                do throws(Errno) {
                     for raw in try lines[i].line.readEdges() {
                         edges.append(ButtonEdge(button: lines[i].button, pressed: raw.rising,
                                                 timestampNanoseconds: raw.timestampNanoseconds))
@@ -115,8 +112,8 @@ public final class GPIOOutput: Sendable {
 
     /// Drives the line active (sounding) or inactive.
     public func set(active: Bool) throws(GPIOError) {
-        let r: GPIOErrno? = line.withLock { l -> GPIOErrno? in
-            do throws(GPIOErrno) { try l.set(active: active) } catch { return error }
+        let r: Errno? = line.withLock { l -> Errno? in
+            do throws(Errno) { try l.set(active: active) } catch { return error }
             return nil
         }
         if let r { throw .system(operation: "setting chime line \(lineDescription)", path: "", errno: r) }

@@ -1,17 +1,9 @@
 #if canImport(Glibc)
 import Glibc
+import IsletSystem
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A failed system call inside the GPIO backend: the raw errno, before it is given meaning.
-/// It never leaves IsletLinux's GPIO layer; `GPIOError` is what callers see.
-public struct GPIOErrno: Error, Hashable, Sendable {
-    public var code: Int32
-    public init(_ code: Int32) { self.code = code }
-    /// The C library's text for the code ("Permission denied").
-    public var text: String { String(cString: strerror(code)) }
-}
 
 /// What went wrong with GPIO, worded so a person can act on it.
 public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -31,7 +23,7 @@ public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
     /// EBUSY: another program holds the line.
     case lineBusy(line: String, chip: String, consumer: String)
     /// Any other failed call, with the device and the errno text.
-    case system(operation: String, path: String, errno: GPIOErrno)
+    case system(operation: String, path: String, errno: Errno)
 
     public var description: String {
         switch self {
@@ -63,7 +55,7 @@ public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {
             return "GPIO line \(line) on \(chip) is in use by \"\(consumer.isEmpty ? "another program" : consumer)\"; "
                 + "stop that program (see `gpioinfo`) or choose another line"
         case .system(let op, let path, let e):
-            return "\(op) \(path): \(e.text) (errno \(e.code))"
+            return "\(op) \(path): \(e) (errno \(e.code))"
         }
     }
 }

@@ -1,36 +1,26 @@
-import CGPIOD
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 
 /// The kernel's CLOCK_MONOTONIC in nanoseconds: the clock of GPIO edge timestamps, and so the
-/// clock the daemon must use for gesture deadlines.
-public func monotonicNanoseconds() -> UInt64 { islet_gpio_monotonic_ns() }
+/// clock the daemon must use for gesture deadlines (IsletSystem's one monotonic clock).
+public func monotonicNanoseconds() -> UInt64 { SystemClock.monotonic().nanoseconds }
 
 /// A timerfd on CLOCK_MONOTONIC: a descriptor that becomes readable at an instant, so a source
-/// with something due later (a mock button's release) still fits the daemon's poll loop.
+/// with something due later (a mock button's release) still fits the daemon's event loop.
 public final class MonotonicWakeTimer: Sendable {
-    public let fileDescriptor: Int32
+    private let timer: MonotonicTimer
+    public var fileDescriptor: Int32 { timer.fd.raw }
 
     public init() throws(GPIOError) {
-        let fd = islet_gpio_timer_create()
-        guard fd >= 0 else { throw .system(operation: "creating", path: "a timerfd", errno: GPIOErrno(-fd)) }
-        fileDescriptor = fd
+        do { timer = try MonotonicTimer() }
+        catch { throw .system(operation: "creating", path: "a timerfd", errno: error.errno) }
     }
-
-    deinit { close(fileDescriptor) }
 
     /// Readable at `instant` (monotonic ns); nil disarms. A past instant is readable at once.
     public func arm(at instant: UInt64?) throws(GPIOError) {
-        // 0 would disarm: an instant at the clock's origin is "now" for any caller.
-        let r = islet_gpio_timer_arm(fileDescriptor, instant.map { max($0, 1) } ?? 0)
-        guard r == 0 else { throw .system(operation: "arming", path: "a timerfd", errno: GPIOErrno(-r)) }
+        do { try timer.arm(at: instant.map { MonotonicInstant(nanoseconds: $0) }) }
+        catch { throw .system(operation: "arming", path: "a timerfd", errno: error.errno) }
     }
 
     /// Consumes a pending expiry so the descriptor stops being readable.
-    public func clear() throws(GPIOError) {
-        let r = islet_gpio_timer_clear(fileDescriptor)
-        guard r == 0 else { throw .system(operation: "reading", path: "a timerfd", errno: GPIOErrno(-r)) }
-    }
+    public func clear() throws(GPIOError) { timer.clear() }
 }

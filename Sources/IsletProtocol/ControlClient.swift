@@ -3,7 +3,7 @@ import Glibc
 #endif
 import FoundationEssentials
 import IsletCore
-import IsletPosix
+import IsletSystem
 
 /// A decoded response line, as a client sees it.
 public struct ClientResponse: Decodable, Sendable {

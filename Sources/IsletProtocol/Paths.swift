@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import IsletPosix
+import IsletSystem
 
 /// Where the socket and the state live (the socket is where isletctl finds the daemon) when neither the config nor a flag says.
 /// Root (and the systemd unit, through $RUNTIME_DIRECTORY / $STATE_DIRECTORY) use the system

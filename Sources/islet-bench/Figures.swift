@@ -34,6 +34,7 @@ enum Key: String, CaseIterable, Sendable {
     case buttonToBusUsP50 = "button_to_bus_us_p50"
     case buttonToBusUsP99 = "button_to_bus_us_p99"
     case tickLatenessMsP99 = "tick_lateness_ms_p99"
+    case tickLatenessMsMax = "tick_lateness_ms_max"
 
     var label: String {
         switch self {
@@ -58,6 +59,7 @@ enum Key: String, CaseIterable, Sendable {
         case .buttonToBusUsP50: "button to bus, p50"
         case .buttonToBusUsP99: "button to bus, p99"
         case .tickLatenessMsP99: "tick lateness, p99"
+        case .tickLatenessMsMax: "tick lateness, maximum"
         }
     }
 
@@ -72,7 +74,7 @@ enum Key: String, CaseIterable, Sendable {
         case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99: "us"
         case .wakeupsPerSRunning, .wakeupsPerSPaused: "/s"
         case .rssKibPeak: "KiB"
-        case .startToFirstFrameMs, .tickLatenessMsP99: "ms"
+        case .startToFirstFrameMs, .tickLatenessMsP99, .tickLatenessMsMax: "ms"
         }
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import IsletCore
 import IsletFrame
-import IsletPosix
+import IsletSystem
 import IsletProtocol
 import IsletRender
 

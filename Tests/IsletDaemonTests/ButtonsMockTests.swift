@@ -1,4 +1,5 @@
 import IsletInput
+import IsletSystem
 import Testing
 import IsletCore
 import IsletDaemon

@@ -1,4 +1,4 @@
-import IsletPosix
+import IsletSystem
 import Foundation
 import IsletCore
 import IsletDaemon

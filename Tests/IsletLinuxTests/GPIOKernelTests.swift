@@ -1,4 +1,5 @@
 import Testing
+import IsletSystem
 import IsletLinux
 #if canImport(Glibc)
 import Glibc
@@ -69,9 +70,9 @@ enum GPIOSim {
             Issue.record("a regular file opened as a GPIO chip")
         } catch {
             #expect(error.code != 0)
-            #expect(!error.text.isEmpty)
+            #expect(!error.description.isEmpty)
         }
-        #expect(throws: GPIOErrno.self) { _ = try LibgpiodBackend().describeChip(at: "\(dir)/missing") }
+        #expect(throws: Errno.self) { _ = try LibgpiodBackend().describeChip(at: "\(dir)/missing") }
     }
 
     @Test(.enabled(if: GPIOSim.available,

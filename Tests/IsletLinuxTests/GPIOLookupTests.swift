@@ -1,4 +1,5 @@
 import IsletInput
+import IsletSystem
 import Testing
 import IsletLinux
 import Synchronization
@@ -41,7 +42,7 @@ private final class GPIOFakeInputLine: GPIOInputLine {
         var b: UInt8 = 1
         _ = write(fds.write, &b, 1)
     }
-    func readEdges() throws(GPIOErrno) -> [GPIORawEdge] {
+    func readEdges() throws(Errno) -> [GPIORawEdge] {
         var buf = [UInt8](repeating: 0, count: 64)
         while read(fds.read, &buf, buf.count) > 0 {}
         defer { queued = [] }
@@ -51,7 +52,7 @@ private final class GPIOFakeInputLine: GPIOInputLine {
 
 private final class GPIOFakeOutputLine: GPIOOutputLine {
     var levels: [Bool] = []
-    func set(active: Bool) throws(GPIOErrno) { levels.append(active) }
+    func set(active: Bool) throws(Errno) { levels.append(active) }
 }
 
 private final class GPIOFakeBackend: GPIOBackend, @unchecked Sendable {
@@ -63,23 +64,23 @@ private final class GPIOFakeBackend: GPIOBackend, @unchecked Sendable {
     var outputs: [GPIOFakeOutputLine] = []
     init(_ chips: [GPIOChipInfo]) { self.chips = chips }
 
-    func chipPaths() throws(GPIOErrno) -> [String] { chips.map(\.path) }
-    func describeChip(at path: String) throws(GPIOErrno) -> GPIOChipInfo {
-        if let e = openErrors[path] { throw GPIOErrno(e) }
-        guard let c = chips.first(where: { $0.path == path }) else { throw GPIOErrno(ENOENT) }
+    func chipPaths() throws(Errno) -> [String] { chips.map(\.path) }
+    func describeChip(at path: String) throws(Errno) -> GPIOChipInfo {
+        if let e = openErrors[path] { throw Errno(e) }
+        guard let c = chips.first(where: { $0.path == path }) else { throw Errno(ENOENT) }
         return c
     }
     func owningGroup(of path: String) -> String? { group }
     func requestInput(chip path: String, offset: UInt32, bias: GPIOBias, activeLow: Bool,
-                      consumer: String) throws(GPIOErrno) -> any GPIOInputLine {
-        if let e = requestErrors[offset] { throw GPIOErrno(e) }
+                      consumer: String) throws(Errno) -> any GPIOInputLine {
+        if let e = requestErrors[offset] { throw Errno(e) }
         let l = GPIOFakeInputLine(offset: offset, bias: bias, activeLow: activeLow)
         inputs.append(l)
         return l
     }
     func requestOutput(chip path: String, offset: UInt32, activeLow: Bool,
-                       consumer: String) throws(GPIOErrno) -> any GPIOOutputLine {
-        if let e = requestErrors[offset] { throw GPIOErrno(e) }
+                       consumer: String) throws(Errno) -> any GPIOOutputLine {
+        if let e = requestErrors[offset] { throw Errno(e) }
         let l = GPIOFakeOutputLine()
         outputs.append(l)
         return l

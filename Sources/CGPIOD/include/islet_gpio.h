@@ -59,23 +59,4 @@ int islet_gpio_line_set(islet_gpio_line *line, int value);
 void islet_gpio_line_release(islet_gpio_line *line);
 
 
-/// One descriptor that is readable when any of the added descriptors is (an epoll instance):
-/// the daemon polls it instead of one descriptor per button. Returns the fd or a negative errno.
-int islet_gpio_watch_create(void);
-/// Adds `fd` to the watch, tagged with `tag`. Returns 0 or a negative errno.
-int islet_gpio_watch_add(int watch_fd, int fd, uint32_t tag);
-/// Stores the tags of descriptors ready now (never waits). Returns how many or a negative errno.
-int islet_gpio_watch_ready(int watch_fd, uint32_t *tags, int capacity);
-
-/// A CLOCK_MONOTONIC timerfd (non-blocking), so scripted edges due later wake the same poll loop.
-/// Returns the fd or a negative errno.
-int islet_gpio_timer_create(void);
-/// Arms the timer to expire at the absolute monotonic instant (0 disarms; a past instant
-/// expires at once). Returns 0 or a negative errno.
-int islet_gpio_timer_arm(int timer_fd, uint64_t monotonic_ns);
-/// Consumes an expiry so the descriptor stops being readable. Returns 0 or a negative errno.
-int islet_gpio_timer_clear(int timer_fd);
-/// The CLOCK_MONOTONIC time in nanoseconds (the clock of the kernel's GPIO edge timestamps).
-uint64_t islet_gpio_monotonic_ns(void);
-
 #endif
