@@ -83,16 +83,16 @@ public struct PanelDriver: Sendable {
     public private(set) var settings: DisplaySettings
 
     /// What the panel RAM holds for the visible window, in panel orientation; nil when unknown.
-    private var shadow: [UInt8]?
+    var shadow: [UInt8]?
     /// Registers and addressing state are known (the init sequence went through).
-    private var initialized = false
-    private var panelOn = false
-    private var sentContrast: UInt8 = 0
-    private var sentInverted = false
-    private var hardwareFlipped = false
+    var initialized = false
+    var panelOn = false
+    var sentContrast: UInt8 = 0
+    var sentInverted = false
+    var hardwareFlipped = false
     /// Current column/page window (SSD130x) and the RAM pointer; nil when unknown.
-    private var window: Window?
-    private var pointer: Pointer?
+    var window: Window?
+    var pointer: Pointer?
 
     struct Window: Hashable { var c0, c1, p0, p1: Int }
     struct Pointer: Hashable { var column, page: Int }
@@ -159,10 +159,10 @@ public struct PanelDriver: Sendable {
     }
 
     /// The contrast in force: the user's, else the module's.
-    private var contrast: UInt8 { settings.contrast ?? panel.contrast }
+    var contrast: UInt8 { settings.contrast ?? panel.contrast }
 
     /// Segment remap and COM scan for an orientation: the module's upright pair, or both reversed.
-    private func orientationCommands(flipped: Bool) -> [[UInt8]] {
+    func orientationCommands(flipped: Bool) -> [[UInt8]] {
         [[panel.segmentRemap != flipped ? 0xA1 : 0xA0], [panel.comScanReversed != flipped ? 0xC8 : 0xC0]]
     }
 
@@ -287,7 +287,7 @@ public struct PanelDriver: Sendable {
     }
 
     /// RAM column of the frame's column 0 in the current hardware orientation.
-    private var columnBase: Int {
+    var columnBase: Int {
         let c = panel.controller
         guard settings.rotation == .deg180, !c.comAlongColumns else { return panel.columnOffset }
         // Reversing the segment order mirrors the visible window inside the RAM (see docs/DISPLAY.md).
@@ -295,7 +295,7 @@ public struct PanelDriver: Sendable {
     }
 
     /// The frame as the panel RAM must hold it, rotating 90/270 in software.
-    private func panelBytes(_ frame: Bitmap) -> [UInt8] {
+    func panelBytes(_ frame: Bitmap) -> [UInt8] {
         switch settings.rotation {
         case .deg0, .deg180:
             return frame.bytes
@@ -314,167 +314,4 @@ public struct PanelDriver: Sendable {
         }
     }
 
-    // MARK: planning (every plan is built as real transactions and priced by counting them)
-
-    /// One column/page window over the bounding box of all changes, written in one data stream.
-    private func planRectangle(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int)
-        -> (wire: Wire, window: Window?, pointer: Pointer?) {
-        var lo = Int.max, hi = Int.min, p0 = Int.max, p1 = Int.min
-        for (p, r) in runs.enumerated() where !r.isEmpty {
-            p0 = min(p0, p); p1 = max(p1, p)
-            lo = min(lo, r[0].lowerBound); hi = max(hi, r[r.count - 1].upperBound)
-        }
-        var wire = Wire(limit: limit)
-        let w = Window(c0: base + lo, c1: base + hi, p0: p0, p1: p1)
-        var data: [UInt8] = []
-        data.reserveCapacity((hi - lo + 1) * (p1 - p0 + 1))
-        for p in p0...p1 { data += target[(p * panel.width + lo)...(p * panel.width + hi)] }
-        PanelDriver.position(to: w, from: window, pointer: pointer, wire: &wire)
-        wire.data(data)
-        return (wire, w, advance(Pointer(column: w.c0, page: w.p0), in: w, by: data.count))
-    }
-
-    /// Separate windows per page for each run, merging runs across gaps cheaper than a new window.
-    private func planWindowSpans(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int, bands: Bool)
-        -> (wire: Wire, window: Window?, pointer: Pointer?) {
-        var wire = Wire(limit: limit)
-        var win = window, ptr = pointer
-        // A new span costs a column window (1 address + 1 control + 21h a b) and a data
-        // transaction's address and control byte: merge gaps shorter than that.
-        let merged = runs.map { merge($0, gap: 7) }
-        var p = 0
-        while p < merged.count {
-            // With `bands`, consecutive pages changed over the same single column span share one
-            // window, the pointer stepping from page to page by itself (§10.1.3 horizontal mode).
-            var last = p
-            if bands, merged[p].count == 1 {
-                while last + 1 < merged.count, merged[last + 1] == merged[p] { last += 1 }
-            }
-            for span in merged[p] {
-                let w = Window(c0: base + span.lowerBound, c1: base + span.upperBound, p0: p, p1: last)
-                PanelDriver.position(to: w, from: win, pointer: ptr, wire: &wire)
-                var bytes: [UInt8] = []
-                for q in p...last {
-                    bytes += target[(q * panel.width + span.lowerBound)...(q * panel.width + span.upperBound)]
-                }
-                wire.data(bytes)
-                win = w
-                ptr = advance(Pointer(column: w.c0, page: p), in: w, by: bytes.count)
-            }
-            p = last + 1
-        }
-        return (wire, win, ptr)
-    }
-
-    /// Page addressing (SH1106, SH1107): B0h+page and the column nibbles, skipping what is already set.
-    private func planPageSpans(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int)
-        -> (wire: Wire, window: Window?, pointer: Pointer?) {
-        var wire = Wire(limit: limit)
-        var ptr = pointer
-        for (p, pageRuns) in runs.enumerated() {
-            // A new span costs up to three commands plus two transactions' address and control bytes.
-            for span in merge(pageRuns, gap: 6) {
-                let col = base + span.lowerBound
-                if ptr?.page != p { wire.command([0xB0 | UInt8(p)]) }
-                if ptr?.column != col {
-                    if ptr.map({ $0.column & 0x0F }) != col & 0x0F { wire.command([UInt8(col & 0x0F)]) }
-                    if ptr.map({ $0.column >> 4 }) != col >> 4 { wire.command([0x10 | UInt8(col >> 4)]) }
-                }
-                let bytes = Array(target[(p * panel.width + span.lowerBound)...(p * panel.width + span.upperBound)])
-                wire.data(bytes)
-                ptr = Pointer(column: col + bytes.count, page: p)
-            }
-        }
-        return (wire, nil, ptr)
-    }
-
-    private func merge(_ runs: [ClosedRange<Int>], gap: Int) -> [ClosedRange<Int>] {
-        var out: [ClosedRange<Int>] = []
-        for r in runs {
-            if let last = out.last, r.lowerBound - last.upperBound - 1 <= gap {
-                out[out.count - 1] = last.lowerBound...r.upperBound
-            } else {
-                out.append(r)
-            }
-        }
-        return out
-    }
-
-    /// Emits the 21h/22h commands needed so the next data byte lands at the window's start with the
-    /// window's wrap, skipping those that would not change anything (21h also resets the column
-    /// pointer, 22h the page pointer: SSD1306 §10.1.4, §10.1.5).
-    private static func position(to w: Window, from current: Window?, pointer: Pointer?, wire: inout Wire) {
-        if current?.c0 != w.c0 || current?.c1 != w.c1 || pointer?.column != w.c0 {
-            wire.command([0x21, UInt8(w.c0), UInt8(w.c1)])
-        }
-        if current?.p0 != w.p0 || current?.p1 != w.p1 || pointer?.page != w.p0 {
-            wire.command([0x22, UInt8(w.p0), UInt8(w.p1)])
-        }
-    }
-
-    private func advance(_ p: Pointer, in w: Window, by n: Int) -> Pointer {
-        let cols = w.c1 - w.c0 + 1, rows = w.p1 - w.p0 + 1
-        let linear = ((p.page - w.p0) * cols + (p.column - w.c0) + n) % (cols * rows)
-        return Pointer(column: w.c0 + linear % cols, page: w.p0 + linear / cols)
-    }
-
-    private mutating func send(_ wire: Wire) throws(DisplayError) -> FlushStats {
-        for t in wire.transactions {
-            do {
-                try bus.write(address: address, bytes: t)
-            } catch {
-                invalidate()
-                throw .bus(error)
-            }
-        }
-        return wire.stats
-    }
-}
-
-/// Builds transactions the way they will go on the bus: consecutive commands share one command
-/// transaction (control byte 00h), data goes in data transactions (40h), each cut to the bus limit
-/// without splitting a command from its parameters.
-struct Wire: Sendable {
-    let limit: Int
-    private(set) var transactions: [[UInt8]] = []
-    private(set) var stats = FlushStats.zero
-    private var open: Kind? = nil
-    private enum Kind { case command, data }
-
-    init(limit: Int) { self.limit = max(2, limit) }
-
-    /// Bytes on the wire, address bytes included: what plans are compared by.
-    var cost: Int { stats.bytes + stats.transactions }
-
-    mutating func commands(_ list: [[UInt8]]) { for c in list { command(c) } }
-
-    mutating func command(_ c: [UInt8]) {
-        if open != .command || transactions[transactions.count - 1].count + c.count > limit {
-            transactions.append([0x00])
-            open = .command
-            stats.transactions += 1
-            stats.bytes += 1
-        }
-        transactions[transactions.count - 1] += c
-        stats.bytes += c.count
-        stats.commandBytes += c.count
-    }
-
-    mutating func data(_ d: [UInt8]) {
-        var i = 0
-        while i < d.count {
-            if open != .data || transactions[transactions.count - 1].count >= limit {
-                transactions.append([0x40])
-                open = .data
-                stats.transactions += 1
-                stats.bytes += 1
-            }
-            let room = limit - transactions[transactions.count - 1].count
-            let n = min(room, d.count - i)
-            transactions[transactions.count - 1] += d[i..<(i + n)]
-            stats.bytes += n
-            stats.dataBytes += n
-            i += n
-        }
-    }
 }
