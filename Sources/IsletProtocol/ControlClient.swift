@@ -5,29 +5,6 @@ import FoundationEssentials
 import IsletCore
 import IsletSystem
 
-/// A decoded response line, as a client sees it.
-public struct ClientResponse: Decodable, Sendable {
-    public var ok: Bool
-    public var event: String?
-    public var activities: [Activity]?
-    public var presentation: String?
-    public var status: DaemonStatus?
-    public var error: ErrorBody?
-    /// The daemon's timeline when it answered (ISO-8601).
-    public var now: String?
-
-    /// How far the daemon's timeline is ahead of this process's wall clock, in ms.
-    public func skewMilliseconds(receivedAt local: Instant) -> Int64 {
-        guard let now, let t = ISO8601.parse(now) else { return 0 }
-        return (t - local).wholeMilliseconds
-    }
-
-    public struct ErrorBody: Decodable, Sendable {
-        public var code: String
-        public var message: String
-    }
-}
-
 public enum ClientError: Error, CustomStringConvertible {
     case unavailable(String)
     case protocolViolation(String)
@@ -98,8 +75,8 @@ public final class ControlClient {
         }
     }
 
-    public static func decode(_ line: [UInt8]) throws(ClientError) -> ClientResponse {
-        do { return try JSONDecoder().decode(ClientResponse.self, from: Data(line)) }
+    public static func decode(_ line: [UInt8]) throws(ClientError) -> ControlResponse {
+        do { return try JSONDecoder().decode(ControlResponse.self, from: Data(line)) }
         catch { throw .protocolViolation("the daemon sent an answer this isletctl does not understand: \(error)") }
     }
 
@@ -108,7 +85,7 @@ public final class ControlClient {
 
     /// One request, one answer. A daemon that refuses the connection (too many clients) says
     /// why and closes it, so the write can fail: its reason is read and returned all the same.
-    public func request(_ r: ControlRequest, timeoutMs: Int32 = ControlClient.answerTimeoutMs) throws(ClientError) -> (raw: [UInt8], response: ClientResponse) {
+    public func request(_ r: ControlRequest, timeoutMs: Int32 = ControlClient.answerTimeoutMs) throws(ClientError) -> (raw: [UInt8], response: ControlResponse) {
         do { try send(r.encodedLine()) } catch {
             if let line = try? readLine(timeoutMs: 1000), let answer = try? Self.decode(line) { return (line, answer) }
             throw error
@@ -120,10 +97,9 @@ public final class ControlClient {
     }
 }
 
-extension ClientResponse {
+extension ControlResponse {
     /// A response put together by the client itself (isletctl watch describes its own picture).
-    package init(ok: Bool, activities: [Activity]) {
-        self.ok = ok
-        self.activities = activities
+    package init(ok: Bool, activities: [Activity], now: Instant) {
+        self.init(ok: ok, activities: activities.map { ActivityReport(activity: $0, now: now) }, now: now)
     }
 }

@@ -222,13 +222,25 @@ public struct ControlRequest: Hashable, Sendable {
 
 /// One activity as a response carries it: the core's Codable activity (attributes, content
 /// state, instants) plus the time computed at the moment of the answer.
-public struct ActivityReport: Encodable {
+/// One activity as the protocol carries it: the activity itself plus what it shows at `now`
+/// (phase, remaining or elapsed seconds, the shown text), which a decoder recomputes.
+@dynamicMemberLookup
+public struct ActivityReport: Codable, Sendable {
     public var activity: Activity
     public var now: Instant
 
     package init(activity: Activity, now: Instant) {
         self.activity = activity
         self.now = now
+    }
+
+    /// Reads through to the activity (`report.timerID`, `report.phase`).
+    public subscript<T>(dynamicMember path: KeyPath<Activity, T>) -> T { activity[keyPath: path] }
+
+    /// The shown extras are derived from the activity; the response's `now` is set by its decoder.
+    public init(from decoder: any Decoder) throws {
+        activity = try Activity(from: decoder)
+        now = Instant(milliseconds: 0)
     }
 
     enum Extra: String, CodingKey { case timer, phase, remainingSeconds = "remaining_seconds", elapsedSeconds = "elapsed_seconds", shown }
@@ -343,8 +355,8 @@ package enum Hex {
     }
 }
 
-/// A response line.
-public struct ControlResponse: Encodable {
+/// A response line: one type for both ends (the daemon encodes it, clients decode it).
+public struct ControlResponse: Codable, Sendable {
     public var ok: Bool
     public var event: String?
     public var activities: [ActivityReport]?
@@ -369,6 +381,32 @@ public struct ControlResponse: Encodable {
 
     public static func failure(_ e: ProtocolError) -> ControlResponse {
         ControlResponse(ok: false, event: nil, activities: nil, presentation: nil, status: nil, error: e)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        ok = try c.decode(Bool.self, forKey: .ok)
+        event = try c.decodeIfPresent(String.self, forKey: .event)
+        presentation = try c.decodeIfPresent(String.self, forKey: .presentation)
+        status = try c.decodeIfPresent(DaemonStatus.self, forKey: .status)
+        now = try c.decodeIfPresent(String.self, forKey: .now).flatMap(ISO8601.parse)
+        let at = now ?? Instant(milliseconds: 0)
+        activities = try c.decodeIfPresent([ActivityReport].self, forKey: .activities)?.map { var r = $0; r.now = at; return r }
+        if c.contains(.error) {
+            let e = try c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
+            error = ProtocolError(try e.decode(String.self, forKey: .code), try e.decode(String.self, forKey: .message))
+        } else {
+            error = nil
+        }
+    }
+
+    /// The activities without their shown extras.
+    public var activityList: [Activity]? { activities?.map(\.activity) }
+
+    /// How far the daemon's timeline is ahead of this process's wall clock, in ms.
+    public func skewMilliseconds(receivedAt local: Instant) -> Int64 {
+        guard let now else { return 0 }
+        return (now - local).wholeMilliseconds
     }
 
     public func encode(to encoder: any Encoder) throws {

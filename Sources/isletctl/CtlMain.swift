@@ -211,9 +211,9 @@ public enum CtlMain {
         return p
     }
 
-    static func describe(_ r: ClientResponse, now: Instant, withStatus: Bool) -> String {
+    static func describe(_ r: ControlResponse, now: Instant, withStatus: Bool) -> String {
         var lines: [String] = []
-        let acts = r.activities ?? []
+        let acts = r.activityList ?? []
         if acts.isEmpty { lines.append("idle") }
         for a in acts {
             var s = "\(a.timerID): \(a.phase.rawValue)"
@@ -270,7 +270,7 @@ public enum CtlMain {
                 if json { writeOut(String(decoding: line, as: UTF8.self) + "\n"); continue }
                 let r = try ControlClient.decode(line)
                 skew = r.skewMilliseconds(receivedAt: Instant(milliseconds: Posix.wallMilliseconds()))
-                activities = (r.activities ?? activities).filter { timer == nil || $0.timerID == timer }
+                activities = (r.activityList ?? activities).filter { timer == nil || $0.timerID == timer }
                 // The daemon sends a change when an expanded view ends (after its expand_seconds).
                 presentation = r.presentation ?? presentation
             }
@@ -282,7 +282,7 @@ public enum CtlMain {
             let scene = policy.scene(of: activities, now: t)
             if let scene, let renderer { renderer.render(scene, options: RenderOptions(), into: &frame) }
             var text = "\u{1B}[H" + (renderer == nil ? "" : TerminalPreview.framed(frame))
-            text += describe(ClientResponse(ok: true, activities: activities), now: t, withStatus: false) + "\u{1B}[J\n"
+            text += describe(ControlResponse(ok: true, activities: activities, now: t), now: t, withStatus: false) + "\u{1B}[J\n"
             if text != last { last = text; writeOut(text) }
         }
     }

@@ -118,10 +118,10 @@ final class DaemonUnderTest {
     func ctl(_ args: [String]) -> RunResult { runProgram(Repo.isletctl, ["--socket", socket] + args) }
 
     /// `status --json`, decoded.
-    func status() throws -> ClientResponse {
+    func status() throws -> ControlResponse {
         let r = ctl("status", "--json")
         guard r.status == 0 else { throw HarnessError("status failed (\(r.status)): \(r.err)") }
-        return try JSONDecoder().decode(ClientResponse.self, from: Data(r.out.utf8))
+        return try JSONDecoder().decode(ControlResponse.self, from: Data(r.out.utf8))
     }
 
     /// What the emulated panel shows: nil when the display is off (dark).
@@ -200,8 +200,8 @@ final class RawClient {
     }
 }
 
-extension ClientResponse {
-    func activity(_ id: String) -> Activity? { activities?.first { $0.timerID == id } }
+extension ControlResponse {
+    func activity(_ id: String) -> Activity? { activityList?.first { $0.timerID == id } }
 }
 
 func errorCode(_ o: [String: Any]?) -> String? { (o?["error"] as? [String: Any])?["code"] as? String }
