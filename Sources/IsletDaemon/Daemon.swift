@@ -33,6 +33,8 @@ public final class Daemon {
     let loop: EventLoop
     let deadline: any DeadlineTimer
     var armedDeadline: MonotonicInstant?
+    /// The last answer of FrameSchedule and what it was computed for.
+    var frameWake: (activities: [Activity], expandedUntil: Instant?, expandedTimer: String?, at: Instant?)?
     let signals: StopAndReloadSignals
     let server: ControlServer
     let panel: any PanelOutput

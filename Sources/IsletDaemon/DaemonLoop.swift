@@ -1,6 +1,7 @@
 import IsletSystem
 import IsletCore
 import IsletRender
+import IsletFrame
 
 /// The loop: wait on the descriptor table, let the handlers turn what is ready into events,
 /// then advance time, render, flush, and only then hand the durable write to the writer.
@@ -101,9 +102,27 @@ extension Daemon {
         if let behind = clockBehindUntil {
             consider(clock.monotonicInstant(of: behind, unfloored: true))
         } else {
-            consider(WakePlan.next(activities: book.activities, policy: policy, now: now).map { clock.monotonicInstant(of: $0) })
+            consider(nextFrameChange(now: now).map { clock.monotonicInstant(of: $0) })
         }
         return best
+    }
+
+    /// The activities' next visible change (FrameSchedule), kept until the activities or the
+    /// policy change or the instant passes: minimal icons are probed by drawing, once.
+    private func nextFrameChange(now: Instant) -> Instant? {
+        if let c = frameWake, c.activities == book.activities, c.expandedUntil == policy.expandedUntil,
+           c.expandedTimer == policy.expandedTimer, c.at.map({ now < $0 }) ?? true {
+            return c.at
+        }
+        var options = RenderOptions()
+        options.shift = PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).offset(at: now)
+        let at = FrameSchedule.nextChange(activities: book.activities, policy: policy, now: now) { scene in
+            var frame = Bitmap(width: config.width, height: config.height)
+            renderer.render(scene, options: options, into: &frame)
+            return frame
+        }
+        frameWake = (book.activities, policy.expandedUntil, policy.expandedTimer, at)
+        return at
     }
 
     private func pingWatchdogIfDue() {

@@ -2,6 +2,7 @@ import IsletRender
 import IsletCore
 import IsletDaemon
 import Testing
+import IsletFrame
 
 /// The scheduler's deadline logic with injected time: how long the loop may sleep.
 @Suite("scheduler deadlines")
@@ -13,9 +14,11 @@ struct WakePlanTests {
     }
 
     /// Milliseconds from `now` to the next wake-up on the timeline, nil for none. The loop arms
-    /// its timerfd at that instant exactly (no rounding margin any more).
+    /// its timerfd at that instant exactly (no rounding margin any more). The drawing is only
+    /// asked for minimal scenes; these tests draw nothing there.
     func plan(_ acts: [Activity], now: Instant, policy: PresentationPolicy = PresentationPolicy()) -> Int64? {
-        WakePlan.next(activities: acts, policy: policy, now: now).map { ($0 - now).wholeMilliseconds }
+        FrameSchedule.nextChange(activities: acts, policy: policy, now: now) { _ in Bitmap(width: 8, height: 8) }
+            .map { ($0 - now).wholeMilliseconds }
     }
 
     @Test("idle sleeps until an event")
@@ -54,9 +57,11 @@ struct WakePlanTests {
         var policy = PresentationPolicy()
         policy.expandedUntil = t0 + .seconds(5)
         #expect(plan([try #require(a)], now: t0, policy: policy) == 5000)
-        let running = try countdown(60, at: t0)
-        #expect(plan([try #require(a), running], now: t0 + .milliseconds(300), policy: policy) == 700,
-                "the running one's next second comes before the expand ends")
+        var running = try countdown(60, at: t0)
+        running.attributes.timerID = "other"
+        policy.expandedTimer = try #require(a).timerID
+        #expect(plan([try #require(a), running], now: t0 + .milliseconds(300), policy: policy) == 4_700,
+                "expanded shows the paused one: the expand ends first; the hidden running one does not wake the loop each second")
     }
 
     @Test("presentation policy: one compact, two minimal, expand for a while, none dark")
@@ -99,5 +104,39 @@ struct WakePlanTests {
             previous = o
         }
         #expect(seen.count > 1, "it does move")
+    }
+
+    @Test("two minimal icons: no wake-up each second; the loop wakes when a pixel of the progress bar moves, found by drawing")
+    func minimalIcons() throws {
+        let renderer = try Renderer()
+        func draw(_ scene: Scene) -> Bitmap {
+            var f = Bitmap(width: 128, height: 32)
+            renderer.render(scene, options: RenderOptions(), into: &f)
+            return f
+        }
+        let a = try countdown(600, at: t0)
+        var b = try countdown(1200, at: t0)
+        b.attributes.timerID = "b"
+        let policy = PresentationPolicy()
+        let now = t0 + .milliseconds(300)
+        #expect(policy.scene(of: [a, b], now: now)?.presentation == .minimal)
+        let next = try #require(FrameSchedule.nextChange(activities: [a, b], policy: policy, now: now, draw: draw))
+        #expect((next - now).wholeMilliseconds > 1000, "not every second: minimal icons show no digits")
+        // The oracle: draw every second boundary in turn until the picture changes.
+        let before = draw(try #require(policy.scene(of: [a, b], now: now)))
+        var k: Int64 = 1
+        var scene = try #require(policy.scene(of: [a, b], now: now))
+        while k < 600 {
+            scene.now = t0 + .seconds(k)
+            if draw(scene) != before { break }
+            k += 1
+        }
+        #expect(next == t0 + .seconds(k), "the first boundary whose frame differs, as drawing each one finds")
+        #expect(k < 600, "the bar does move before the first countdown ends")
+        // Paused, both: nothing moves until the 8 h limit.
+        let pa = try #require(TimerMachine.apply(.pause, to: a, now: now).activity)
+        let pb = try #require(TimerMachine.apply(.pause, to: b, now: now).activity)
+        let paused = try #require(FrameSchedule.nextChange(activities: [pa, pb], policy: policy, now: now, draw: draw))
+        #expect((paused - now).wholeMilliseconds > 7 * 3600 * 1000)
     }
 }
