@@ -23,7 +23,7 @@ struct DaemonBench {
     private var isletd: String { binDir + "/isletd" }
     private var isletctl: String { binDir + "/isletctl" }
 
-    static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .rssKibPeak, .startToFirstFrameMs,
+    static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .rssKibPeak, .startToFirstFrameMs,
                               .buttonToBusUsP50, .buttonToBusUsP99, .tickLatenessMsP99, .tickLatenessMsMax]
 
     /// One started isletd with its own capture file.
@@ -215,6 +215,21 @@ struct DaemonBench {
             r[.buttonToBusUsP99] = .missing(noCapture)
         } else {
             measurePresses(sock: sock, reader: d.reader, into: &r)
+        }
+
+        // 6. Two activities, both shown as minimal icons (one running, its bar moving a pixel
+        // in tens of seconds), then idle: nothing visible changes each second.
+        if let b = ctl("start", "--timer", "second", "--seconds", "1200"), b.status == 0 {
+            Clocks.sleep(ms: 1000)
+            r[.wakeupsPerSMinimal] = wakeups(d.pid, seconds: windowS)
+        } else {
+            r[.wakeupsPerSMinimal] = .missing("isletctl start --timer second failed")
+        }
+        if let x = ctl("reset", "--timer", "second"), x.status == 0, let y = ctl("reset"), y.status == 0 {
+            Clocks.sleep(ms: 1000)
+            r[.wakeupsPerSIdle] = wakeups(d.pid, seconds: windowS)
+        } else {
+            r[.wakeupsPerSIdle] = .missing("isletctl reset failed")
         }
 
         r[.rssKibPeak] = Processes.statusKiB(d.pid, "VmHWM").map { .value(Double($0)) }
