@@ -132,7 +132,7 @@ extension RenderState {
         if latin {
             for c in cps { width += regular[fi].glyph(c)?.advance ?? 0 }
         } else {
-            for c in cps { width += unifont.glyph(c)?.advance ?? 8 }
+            width = withUnifont { u in cps.reduce(0) { $0 + (u.glyph($1)?.advance ?? 8) } } ?? 8 * cps.count
         }
         return PreparedLine(scalars: cps, font: latin ? .terminus(fi) : .unifont, width: width,
                             height: latin ? size : 16, rtl: rtl)
@@ -150,11 +150,14 @@ extension RenderState {
                 pen += g.advance
             }
         case .unifont:
+            guard var u = unifontFace ?? withUnifont({ $0 }) else { return }
+            unifontFace = nil
             for c in l.scalars {
-                guard let g = unifont.glyph(c) else { pen += 8; continue }
-                blit(g, unifont.rows, x: pen, baseline: top + unifont.ascent, dotted: false, &f)
+                guard let g = u.glyph(c) else { pen += 8; continue }
+                blit(g, u.rows, x: pen, baseline: top + u.ascent, dotted: false, &f)
                 pen += g.advance
             }
+            unifontFace = u
         }
     }
 

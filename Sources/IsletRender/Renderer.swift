@@ -101,7 +101,10 @@ struct RenderState: ~Copyable {
     let library: FT_Library
     var bold: [Face]
     var regular: [Face]
-    var unifont: Face
+    /// Unifont (the whole BMP, a few MB once loaded) is loaded the first time a label needs a
+    /// script Terminus lacks: a Latin-language session never pays for it.
+    var unifontFace: Face?
+    let unifontPath: String
     var labels: [LabelKey: PreparedLine] = [:]
     /// Lines narrowed to a width (smaller face, then shortened with an ellipsis), by key and width.
     var fitted: [FittedKey: PreparedLine] = [:]
@@ -112,19 +115,17 @@ struct RenderState: ~Copyable {
         let e = FT_Init_FreeType(&lib)
         guard e == 0, let lib else { throw .freeTypeInit(e) }
         var b: [Face] = [], r: [Face] = []
+        let unifontPath = directory + "/unifont.pcf.gz"
         do throws(FontError) {
-            let u = try Face(library: lib, path: directory + "/unifont.pcf.gz", pixelHeight: 16, package: "xfonts-unifont")
-            do throws(FontError) {
-                for size in FontFiles.terminusSizes {
-                    b.append(try Self.terminus(lib, directory, size, bold: true))
-                    r.append(try Self.terminus(lib, directory, size, bold: false))
-                }
-            } catch {
-                u.done()
-                throw error
+            // Checked now, loaded when needed: a missing font is a start-up error, not a blank label later.
+            guard access(unifontPath, R_OK) == 0 else { throw .missing(path: unifontPath, debianPackage: "xfonts-unifont") }
+            for size in FontFiles.terminusSizes {
+                b.append(try Self.terminus(lib, directory, size, bold: true))
+                r.append(try Self.terminus(lib, directory, size, bold: false))
             }
             library = lib
-            unifont = u
+            self.unifontPath = unifontPath
+            unifontFace = nil
             bold = b
             regular = r
         } catch {
@@ -149,10 +150,23 @@ struct RenderState: ~Copyable {
         throw .missing(path: pcf, debianPackage: "xfonts-terminus")
     }
 
+    /// Runs `body` with Unifont, loading it the first time; nil when it cannot be loaded.
+    mutating func withUnifont<T>(_ body: (inout Face) -> T) -> T? {
+        if unifontFace == nil {
+            unifontFace = try? Face(library: library, path: unifontPath, pixelHeight: 16, package: "xfonts-unifont")
+        }
+        guard var face = unifontFace else { return nil }
+        unifontFace = nil   // no second reference while the glyph cache grows
+        let result = body(&face)
+        unifontFace = face
+        return result
+    }
+
     mutating func close() {
         for f in bold { f.done() }
         for f in regular { f.done() }
-        unifont.done()
+        unifontFace?.done()
+        unifontFace = nil
         bold = []
         regular = []
         FT_Done_FreeType(library)
