@@ -23,6 +23,41 @@ extension PanelDriver {
         return (wire, w, advance(Pointer(column: w.c0, page: w.p0), in: w, by: data.count))
     }
 
+    /// No addressing at all: the bytes from where the RAM pointer already is, onward through the
+    /// current window (wrapping at its end, as horizontal addressing does, SSD1306 §10.1.3), up
+    /// to the last changed byte. Only when every change lies inside that window; cheap when the
+    /// same small region (the seconds' digits) changes tick after tick.
+    func planFromPointer(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int)
+        -> (wire: Wire, window: Window?, pointer: Pointer?)? {
+        guard let w = window, let ptr = pointer else { return nil }
+        let cols = w.c1 - w.c0 + 1, rows = w.p1 - w.p0 + 1, n = cols * rows
+        let start = (ptr.page - w.p0) * cols + (ptr.column - w.c0)
+        guard start >= 0, start < n else { return nil }
+        var length = 0
+        for (p, pageRuns) in runs.enumerated() {
+            for r in pageRuns {
+                guard p >= w.p0, p <= w.p1, base + r.lowerBound >= w.c0, base + r.upperBound <= w.c1 else { return nil }
+                // The run's last byte is the farthest of it from the pointer unless the run wraps
+                // past it, which happens only when the pointer sits inside the run.
+                let first = (p - w.p0) * cols + (base + r.lowerBound - w.c0)
+                let last = first + r.count - 1
+                let reach = start > first && start <= last ? n : (last - start + n) % n + 1
+                length = max(length, reach)
+            }
+        }
+        guard length > 0 else { return nil }
+        var data: [UInt8] = []
+        data.reserveCapacity(length)
+        for k in 0..<length {
+            let i = (start + k) % n
+            let page = w.p0 + i / cols, column = w.c0 + i % cols - base
+            data.append(target[page * panel.width + column])
+        }
+        var wire = Wire(limit: limit)
+        wire.data(data)
+        return (wire, w, advance(ptr, in: w, by: length))
+    }
+
     /// Separate windows per page for each run, merging runs across gaps cheaper than a new window.
     func planWindowSpans(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int, bands: Bool)
         -> (wire: Wire, window: Window?, pointer: Pointer?) {
