@@ -4,12 +4,14 @@ import Synchronization
 
 /// The daemon's timeline: the wall clock read once at start plus the CLOCK_BOOTTIME time since,
 /// so a wall-clock step while the daemon runs never moves a running timer, while the instants it
-/// persists still mean wall time across a restart or a reboot. Shared (behind a lock) with the
-/// store's writer thread, which stamps each save.
+/// persists still mean wall time across a restart or a reboot. Kept in nanoseconds (instants are
+/// whole milliseconds), so the timeline meets the wall clock to the nanosecond at start and a
+/// deadline mapped back to CLOCK_MONOTONIC is exact. Shared (behind a lock) with the store's
+/// writer thread, which stamps each save.
 public final class HostClock: Sendable {
     private struct Base {
-        var wallAtBase: Int64
-        var bootAtBase: Int64
+        /// Timeline nanoseconds minus CLOCK_BOOTTIME nanoseconds.
+        var offsetNs: Int64
         /// While set, the timeline does not go below it: after a reboot whose wall clock is behind
         /// the last save, time stands at the save until the clock passes it, so nothing is computed
         /// from a clock known to be wrong (a pause freezes the saved value, a countdown never grows).
@@ -20,7 +22,7 @@ public final class HostClock: Sendable {
 
     public init(_ source: any LoopClock) {
         self.source = source
-        base = Mutex(Base(wallAtBase: source.wallMilliseconds(), bootAtBase: source.bootMilliseconds()))
+        base = Mutex(Base(offsetNs: source.wallNanoseconds() - source.bootNanoseconds()))
     }
 
     /// Now on the timeline.
@@ -32,25 +34,24 @@ public final class HostClock: Sendable {
 
     /// The timeline without the floor: where it really is, to see when it passes the floor.
     public func rawNow() -> Instant {
-        let b = base.withLock { $0 }
-        return Instant(milliseconds: b.wallAtBase + (source.bootMilliseconds() - b.bootAtBase))
+        let offset = base.withLock { $0.offsetNs }
+        return Instant(milliseconds: Self.floorDiv(source.bootNanoseconds() + offset, 1_000_000))
     }
 
     /// Continues a timeline: `instant` is now (a restart in the same boot continues the last
     /// process's timeline by CLOCK_BOOTTIME, whatever the wall clock says).
     public func continueTimeline(at instant: Instant) {
-        let boot = source.bootMilliseconds()
-        base.withLock { $0.wallAtBase = instant.milliseconds; $0.bootAtBase = boot }
+        let boot = source.bootNanoseconds()
+        base.withLock { $0.offsetNs = instant.milliseconds * 1_000_000 - boot }
     }
 
     public func setFloor(_ f: Instant?) { base.withLock { $0.floor = f } }
 
-    /// The CLOCK_MONOTONIC instant at which the timeline reaches `t` (the floor aside when
-    /// `unfloored`: the instant the real timeline passes it). Exact to the clocks' nanoseconds,
-    /// so a deadline armed there never fires early.
+    /// The CLOCK_MONOTONIC instant at which the timeline reaches `t` (the floor aside: the
+    /// instant the real timeline passes it). A deadline armed there never fires early.
     public func monotonicInstant(of t: Instant, unfloored: Bool = true) -> MonotonicInstant {
-        let b = base.withLock { $0 }
-        return source.monotonic(atBootMilliseconds: t.milliseconds - b.wallAtBase + b.bootAtBase)
+        let offset = base.withLock { $0.offsetNs }
+        return source.monotonic(atBootNanoseconds: t.milliseconds * 1_000_000 - offset)
     }
 
     /// The wall clock as it is now (may have stepped since the base was taken).
@@ -59,7 +60,9 @@ public final class HostClock: Sendable {
     /// Moves the base to the current wall clock. Only done while the timeline is known to be
     /// wrong: the clock was behind the last save at start and has since been corrected.
     public func rebase() {
-        let wall = source.wallMilliseconds(), boot = source.bootMilliseconds()
-        base.withLock { $0.wallAtBase = wall; $0.bootAtBase = boot }
+        let offset = source.wallNanoseconds() - source.bootNanoseconds()
+        base.withLock { $0.offsetNs = offset }
     }
+
+    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
 }

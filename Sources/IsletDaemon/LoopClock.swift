@@ -8,8 +8,10 @@ public protocol LoopClock: AnyObject, Sendable {
     func monotonic() -> MonotonicInstant
     func bootMilliseconds() -> Int64
     func wallMilliseconds() -> Int64
-    /// The CLOCK_MONOTONIC instant at which CLOCK_BOOTTIME reads `ms`.
-    func monotonic(atBootMilliseconds ms: Int64) -> MonotonicInstant
+    func bootNanoseconds() -> Int64
+    func wallNanoseconds() -> Int64
+    /// The CLOCK_MONOTONIC instant at which CLOCK_BOOTTIME reads `ns`.
+    func monotonic(atBootNanoseconds ns: Int64) -> MonotonicInstant
     func makeDeadlineTimer() throws(SystemError) -> any DeadlineTimer
 }
 
@@ -28,11 +30,13 @@ public final class SystemLoopClock: LoopClock {
     public func monotonic() -> MonotonicInstant { SystemClock.monotonic() }
     public func bootMilliseconds() -> Int64 { SystemClock.bootMilliseconds() }
     public func wallMilliseconds() -> Int64 { SystemClock.wallMilliseconds() }
-    public func monotonic(atBootMilliseconds ms: Int64) -> MonotonicInstant {
+    public func bootNanoseconds() -> Int64 { Int64(clamping: SystemClock.bootNanoseconds()) }
+    public func wallNanoseconds() -> Int64 { Int64(clamping: SystemClock.wallNanoseconds()) }
+    public func monotonic(atBootNanoseconds ns: Int64) -> MonotonicInstant {
         // The two clocks differ by the time spent suspended; read both now to convert.
         let mono = SystemClock.monotonic()
-        let bootNs = SystemClock.bootNanoseconds()
-        return mono.adding(nanoseconds: ms * 1_000_000 - Int64(clamping: bootNs))
+        let boot = bootNanoseconds()
+        return mono.adding(nanoseconds: ns - boot)
     }
     public func makeDeadlineTimer() throws(SystemError) -> any DeadlineTimer { try TimerFDDeadline() }
 }
@@ -68,8 +72,10 @@ public final class ManualLoopClock: LoopClock {
     public func bootMilliseconds() -> Int64 { bootBase + Int64(state.withLock { $0.elapsedNs } / 1_000_000) }
     public func wallMilliseconds() -> Int64 { wallBase + Int64(state.withLock { $0.elapsedNs } / 1_000_000) }
 
-    public func monotonic(atBootMilliseconds ms: Int64) -> MonotonicInstant {
-        MonotonicInstant(nanoseconds: monoBase).adding(milliseconds: ms - bootBase)
+    public func bootNanoseconds() -> Int64 { bootBase * 1_000_000 + Int64(state.withLock { $0.elapsedNs }) }
+    public func wallNanoseconds() -> Int64 { wallBase * 1_000_000 + Int64(state.withLock { $0.elapsedNs }) }
+    public func monotonic(atBootNanoseconds ns: Int64) -> MonotonicInstant {
+        MonotonicInstant(nanoseconds: monoBase).adding(nanoseconds: ns - bootBase * 1_000_000)
     }
 
     public func makeDeadlineTimer() throws(SystemError) -> any DeadlineTimer {

@@ -34,6 +34,8 @@ public enum SystemClock {
     public static func bootNanoseconds() -> UInt64 { islet_clock_ns(2) }
     /// CLOCK_BOOTTIME in milliseconds (counts suspend): the state file's same-boot reference.
     public static func bootMilliseconds() -> Int64 { Int64(islet_clock_ns(2) / 1_000_000) }
+    /// The wall clock (CLOCK_REALTIME) in nanoseconds since 1970.
+    public static func wallNanoseconds() -> UInt64 { islet_clock_ns(1) }
     /// The wall clock (CLOCK_REALTIME) in milliseconds since 1970.
     public static func wallMilliseconds() -> Int64 { Int64(islet_clock_ns(1) / 1_000_000) }
 }

@@ -21,32 +21,7 @@ extension DaemonUnderTest {
 /// the emulated panel (the image the bus bytes produced), through `status`.
 @Suite("isletd end to end", .serialized, .timeLimit(.minutes(2)))
 struct DaemonEndToEndTests {
-    @Test("start, pause (frozen panel for seconds), resume")
-    func startPauseResume() throws {
-        let d = try DaemonUnderTest()
-        #expect(try d.panel() == nil, "an idle daemon keeps the panel dark")
-        #expect(d.ctl("start", "--seconds", "30").status == 0)
-        let running1 = try #require(try d.panel(), "a started countdown lights the panel")
-        #expect(running1.litCount > 0)
-        sleepSeconds(1.2)
-        let running2 = try #require(try d.panel())
-        #expect(running1 != running2, "a running countdown changes the picture every second")
-
-        #expect(d.ctl("pause").status == 0)
-        let paused1 = try #require(try d.panel())
-        let frozen = try #require(try d.seconds("meditation"))
-        sleepSeconds(2.1)
-        let paused2 = try #require(try d.panel(), "a paused timer stays on the panel")
-        #expect(paused1 == paused2, "paused: the same picture seconds later")
-        #expect(try d.seconds("meditation") == frozen, "paused: the frozen time does not move")
-        #expect(try d.phase("meditation") == .paused)
-
-        #expect(d.ctl("resume").status == 0)
-        sleepSeconds(1.2)
-        #expect(try d.panel() != paused2, "resumed: the picture moves again")
-        let after = try #require(try d.seconds("meditation"))
-        #expect(after < frozen - 0.9 && after > frozen - 2.0, "resume continues from the frozen time (\(frozen) → \(after))")
-    }
+    // Start, pause and resume with exact times run on an injected clock: DaemonLoopTests.startPauseResume.
 
     @Test("reset darkens the panel at once")
     func resetIsImmediate() throws {

@@ -229,4 +229,38 @@ struct DaemonLoopTests {
         defer { plain.stop() }
         #expect(((try plain.request(#"{"op":"status"}"#)?["status"] as? [String: Any])?["chime_pulses"]) == nil, "no chime, no count")
     }
+
+    @Test("start, pause (frozen panel for seconds), resume: on an injected clock, to the millisecond")
+    func startPauseResume() throws {
+        let clock = ManualLoopClock()
+        let d = try InProcessDaemon(clock: clock)
+        defer { d.stop() }
+        func status() throws -> [String: Any] { try #require(try d.request(#"{"op":"status"}"#)) }
+        func panel(_ s: [String: Any]) -> String? {
+            guard let p = (s["status"] as? [String: Any])?["panel"] as? [String: Any] else { return nil }
+            return (p["on"] as? Bool == true) ? p["pages"] as? String : nil
+        }
+        func remaining(_ s: [String: Any]) -> Double? { (s["activities"] as? [[String: Any]])?.first?["remaining_seconds"] as? Double }
+        #expect(panel(try status()) == nil, "an idle daemon keeps the panel dark")
+        #expect(errorCode(try d.request(#"{"op":"start","seconds":30}"#)) == nil)
+        let running1 = try #require(panel(try status()), "a started countdown lights the panel")
+        clock.advance(milliseconds: 1_200)
+        let moved = try d.waitForStatus { panel($0) != running1 }
+        #expect(moved != nil, "a running countdown changes the picture every second")
+
+        let paused = try #require(try d.request(#"{"op":"pause"}"#))
+        let frozen = try #require(remaining(paused))
+        #expect(frozen == 28.8, "1.2 s of injected time went by")
+        let paused1 = panel(try status())
+        clock.advance(milliseconds: 2_100)
+        usleep(50_000)
+        let later = try status()
+        #expect(panel(later) == paused1, "paused: the same picture seconds later")
+        #expect(remaining(later) == frozen, "paused: the frozen time does not move")
+
+        #expect(errorCode(try d.request(#"{"op":"resume"}"#)) == nil)
+        clock.advance(milliseconds: 1_200)
+        let after = try #require(try d.waitForStatus { panel($0) != paused1 }, "resumed: the picture moves again")
+        #expect(remaining(after) == 27.6, "resume continues from the frozen time, exactly")
+    }
 }
