@@ -72,7 +72,7 @@ deb: deb-deps release
 # this machine's toolchain: `make deb-trixie` for Raspberry Pi OS / Debian 13 (libgpiod 2.x), into
 # dist/trixie/. Needs root (sudo) and Debian's repository.
 deb-%: deb-deps
-	$(call apt_ensure,mmdebstrap)
+	$(call apt_ensure,mmdebstrap rsync)
 	bash scripts/build-in-root.sh $*
 
 test: build
