@@ -154,9 +154,12 @@ soak: release
 	  --filter '$(TSAN_FILTER)' 2>&1 | tee .build/tsan/last.log | grep -E "ThreadSanitizer|Test run"; \
 	if grep -q "WARNING: ThreadSanitizer" .build/tsan/last.log; then echo "islet: ThreadSanitizer reported a race (.build/tsan/last.log)"; exit 1; fi
 
-# A real kernel and a live systemd under qemu: the .deb and make install in a bookworm guest,
-# driven through gpio-sim and i2c-stub (docs/SYSTEM-TEST.md). Needs root and Debian's apt.
+# A real kernel and a live systemd under qemu: the .deb and make install in a bookworm guest
+# (libgpiod 1.6) and a trixie guest (libgpiod 2.x, the package built as by make deb-trixie), side
+# by side, driven through gpio-sim and i2c-stub (docs/SYSTEM-TEST.md). Needs root and Debian's
+# apt. SYSTEST_ARGS='--guest bookworm' runs one.
 test-system: deb
+	$(call apt_ensure,mmdebstrap rsync)
 	bash systest/run.sh $(SYSTEST_ARGS)
 
 clean:

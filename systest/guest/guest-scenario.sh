@@ -100,6 +100,14 @@ step_a_install() {
     done
     log "came with the package: $(grep -c . /host/repo/closure.txt) Debian packages from the local repository"
     check "isletd --version works without a toolchain" isletd --version
+    # Which libgpiod the daemon runs on: 1.6 (libgpiod.so.2, the v1 backend) on bookworm, 2.x
+    # (libgpiod.so.3, islet_gpio_v2.c) on trixie.
+    local so; so="$(ldd "$(command -v isletd)" | awk '/libgpiod/ { print $1 }')"
+    log "isletd loads ${so:-no libgpiod}"
+    case "$GUEST" in
+        bookworm) check "isletd loads libgpiod.so.2 (libgpiod 1.6)" [ "$so" = libgpiod.so.2 ] ;;
+        trixie) check "isletd loads libgpiod.so.3 (libgpiod 2.x)" [ "$so" = libgpiod.so.3 ] ;;
+    esac
     check "isletd.service is active" systemctl is-active --quiet isletd
     s="$(unit_prop SubState)"; check "READY reached (Type=notify: running, not start)" [ "$s" = running ]
     s="$(unit_prop StatusText)"; log "StatusText: $s"
@@ -573,7 +581,7 @@ step_z_whole_run() {
 boot_timing() {
     local t
     t="$(systemd-analyze time 2>/dev/null | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
-    timing "boot $phase: ${t:-systemd-analyze time gave nothing}"
+    timing "boot $phase (systemd-analyze time, CLOCK_MONOTONIC from the kernel's start): ${t:-systemd-analyze time gave nothing}"
 }
 
 finish() {
