@@ -173,6 +173,9 @@ if [ "${#guest_list[@]}" -gt 1 ]; then
     pass+=(--timeout "$timeout_s" --smp "$smp" --reboot "$reboot_mode")
     seds=()
     for g in "${guest_list[@]}"; do
+        # Emptied here too: a guest's run that fails before its own emptying leaves no old verdict.
+        mkdir -p "$base/$g"
+        find "$base/$g" -mindepth 1 -delete
         mkfifo "$work/out-$g"
         sed -u "s/^/[$g] /" < "$work/out-$g" &
         seds+=($!)
