@@ -205,7 +205,11 @@ if [ "${#guest_list[@]}" -gt 1 ]; then
             echo "systest: $g: FAIL (exit ${rc_of[$g]}; $counts)"
             [ -f "$r/steps.tsv" ] && awk -F'\t' -v g="$g" -v r="$r" '$1 == "FAIL" {
                 printf "systest: %s: FAIL %s: %s (evidence: %s/steps/%s.log)\n", g, $2, $4, r, $2 }' "$r/steps.tsv"
-            [ -f "$r/done" ] || echo "systest: $g: the guest did not finish the scenario (see $r/console.log)"
+            if [ -f "$r/problem.txt" ]; then
+                echo "systest: $g: FAIL: $(cat "$r/problem.txt") (the console: $r/console.log)"
+            elif [ ! -f "$r/done" ]; then
+                echo "systest: $g: its run stopped before the guest finished (see the [$g] lines above)"
+            fi
         fi
         [ -f "$r/timings.txt" ] && sed "s/^/systest: $g: timing: /" "$r/timings.txt"
     done
@@ -422,6 +426,7 @@ for f in "${failed[@]}"; do
     if [ -f "$results/steps/$f.log" ]; then tail -n 60 "$results/steps/$f.log"; fi
 done
 if [ -n "$problem" ]; then
+    echo "$problem" > "$results/problem.txt"
     printf '\n---- %s: the console'"'"'s last lines (%s) ----\n' "$problem" "$results/console.log"
     tail -n 40 "$results/console.log" 2>/dev/null || true
 fi
