@@ -73,10 +73,27 @@ cached() {
         trap - EXIT
         say "built $name in $(cat "$final/.build-seconds") s"
         for old in "$SYSTEST_CACHE/$name"-*; do
-            [ "$old" = "$final" ] || [ ! -d "$old" ] || rm -rf "$old"
+            [ "$old" = "$final" ] || [ ! -d "$old" ] || remove_unused "$old"
         done
     ) || exit 1
     printf '%s\n' "$final"
+}
+
+# hold_cached DIR: a shared lock on DIR's .complete for the rest of this process (the descriptor
+# stays open), so another run, e.g. from a clone whose build scripts differ, does not remove DIR
+# while this run's guest boots from it.
+hold_cached() {
+    local fd
+    exec {fd}<"$1/.complete" || die "$1 was removed by another run before this one could use it: run again"
+    flock -s "$fd"
+}
+# remove_unused DIR: removes an older cache entry, unless a run holds it (hold_cached).
+remove_unused() {
+    [ -f "$1/.complete" ] || { rm -rf "$1"; return 0; }
+    (
+        exec 7<"$1/.complete"
+        if flock -n -x 7; then rm -rf "$1"; else say "keeping ${1##*/}: a running test uses it"; fi
+    )
 }
 
 # guest_kernel: the version string (uname -r) of the kernel that the host's linux-image-amd64

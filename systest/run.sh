@@ -274,6 +274,7 @@ else
 fi
 t0=$(date +%s.%N)
 moddir="$(cached "gpio-sim-$guest" "$module_key" "$here/build-module.sh" "${module_args[@]}")"
+hold_cached "$moddir"
 say "gpio-sim.ko ready ($(since "$t0") s; built in $(cat "$moddir/.build-seconds") s)"
 
 # ---- 4. The guest image (cached) -------------------------------------------------------------
@@ -288,6 +289,7 @@ image_key="$(hash_of "$guest" "$kver" "$kernel_pkg" "$module_key" "$candidates" 
     "$here/guest/systest-boot" "$here/guest/systest.service")"
 t0=$(date +%s.%N)
 image="$(cached "image-$guest" "$image_key" "$here/build-image.sh" "$guest" "$kver" "$moddir" "$kernel_from")"
+hold_cached "$image"
 say "guest image ready ($(since "$t0") s; built in $(cat "$image/.build-seconds") s)"
 
 # ---- 5. The local apt repository: the two islet packages and what their Depends pull in -------
