@@ -72,7 +72,7 @@ deb: deb-deps release
 # this machine's toolchain: `make deb-trixie` for Raspberry Pi OS / Debian 13 (libgpiod 2.x), into
 # dist/trixie/. Needs root (sudo) and Debian's repository.
 deb-%: deb-deps
-	$(call apt_ensure,mmdebstrap)
+	$(call apt_ensure,mmdebstrap rsync)
 	bash scripts/build-in-root.sh $*
 
 test: build
@@ -154,9 +154,13 @@ soak: release
 	  --filter '$(TSAN_FILTER)' 2>&1 | tee .build/tsan/last.log | grep -E "ThreadSanitizer|Test run"; \
 	if grep -q "WARNING: ThreadSanitizer" .build/tsan/last.log; then echo "islet: ThreadSanitizer reported a race (.build/tsan/last.log)"; exit 1; fi
 
-# A real kernel and a live systemd under qemu: the .deb and make install in a bookworm guest,
-# driven through gpio-sim and i2c-stub (docs/SYSTEM-TEST.md). Needs root and Debian's apt.
-test-system: deb
+# A real kernel and a live systemd under qemu: the .deb and make install in a bookworm guest
+# (libgpiod 1.6) and a trixie guest (libgpiod 2.x, the package built as by make deb-trixie), side
+# by side, driven through gpio-sim and i2c-stub (docs/SYSTEM-TEST.md). Needs root and Debian's
+# apt. SYSTEST_ARGS='--guest bookworm' runs one. systest/run.sh builds the releases and packages
+# itself (make release deb for bookworm, scripts/build-in-root.sh for trixie).
+test-system: deb-deps
+	$(call apt_ensure,mmdebstrap rsync)
 	bash systest/run.sh $(SYSTEST_ARGS)
 
 clean:

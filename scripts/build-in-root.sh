@@ -7,9 +7,16 @@
 #
 #   sudo scripts/build-in-root.sh trixie [OUTDIR]      OUTDIR defaults to dist/trixie
 #
-# Settings (environment): DEB_VERSION (passed to scripts/deb.sh), ISLET_ROOT_CACHE (where the
-# roots are kept: /var/cache/islet-build-roots), MIRROR (http://deb.debian.org/debian),
-# TOOLCHAIN (the folder holding usr/bin/swift: found from `swift` on PATH).
+# Settings (environment): DEB_VERSION (passed to scripts/deb.sh), DEB_EXTRA_SUFFIX (also build a
+# second package of the same binaries, versioned <version><suffix>, e.g. +systest for the system
+# test's upgrade step), ISLET_ROOT_CACHE (where the roots are kept: /var/cache/islet-build-roots),
+# MIRROR (http://deb.debian.org/debian), TOOLCHAIN (the folder holding usr/bin/swift: found from
+# `swift` on PATH).
+#
+# The source is mirrored (rsync --delete: exactly the clone's files, nothing left over from another
+# clone) into a folder of the root keyed by this clone's path and the toolchain's version, whose
+# .build SwiftPM keeps between runs: an incremental build of exactly this tree with exactly this
+# compiler.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,6 +28,7 @@ suite="${1:-}"; [ -n "$suite" ] || die "usage: scripts/build-in-root.sh SUITE [O
 out="${2:-$root/dist/$suite}"
 [ "$(id -u)" = 0 ] || die "making and entering a Debian root needs root: sudo scripts/build-in-root.sh $suite"
 command -v mmdebstrap >/dev/null || die "mmdebstrap is missing: sudo apt-get install mmdebstrap"
+command -v rsync >/dev/null || die "rsync is missing: sudo apt-get install rsync"
 if [ -z "${TOOLCHAIN:-}" ]; then
     swift_bin="$(command -v swift)" || die "no 'swift' on PATH: set TOOLCHAIN=<folder with usr/bin/swift>"
     TOOLCHAIN="$(cd "$(dirname "$(readlink -f "$swift_bin")")/../.." && pwd)"
@@ -50,12 +58,18 @@ if [ ! -d "$dir/root" ]; then
 fi
 r="$dir/root"
 
-# The source goes in by copy (the tracked and new files, not .build or dist), so the root's
-# .build keeps incremental builds between runs.
-mkdir -p "$r/src" "$r/toolchain"
-tar -C "$root" --exclude=./.build --exclude=./dist --exclude=./.venv-bench --exclude=./systest-results \
-    --exclude=./.git -cf - . | tar -C "$r/src" -xf -
-git -C "$root" rev-parse --short HEAD > "$r/src/.islet-commit" 2>/dev/null || true
+# The source goes in by mirror (not .build, dist or results), into /build/<clone>-<toolchain>/src,
+# whose .build keeps incremental builds between runs. Other clones and toolchains have their own.
+toolchain_id="$("$TOOLCHAIN/usr/bin/swift" --version 2>/dev/null | sha256sum | cut -c1-12)"
+clone_id="$(printf '%s' "$root" | sha256sum | cut -c1-12)"
+work="/build/$clone_id-$toolchain_id"
+for old in "$r/build/$clone_id"-*; do
+    [ "$old" = "$r$work" ] || [ ! -d "$old" ] || rm -rf "$old"
+done
+mkdir -p "$r$work/src" "$r/toolchain"
+rsync -a --delete --exclude=/.build --exclude=/dist --exclude=/.venv-bench --exclude=/systest-results \
+    --exclude=/.git "$root/" "$r$work/src/"
+rm -f "$r$work/src"/dist/islet_*.deb
 
 mounts=()
 cleanup() {
@@ -67,16 +81,21 @@ bind() { mount --bind "$1" "$2"; mounts+=("$2"); }
 bind /proc "$r/proc"; bind /dev "$r/dev"; bind /sys "$r/sys"
 bind "$TOOLCHAIN" "$r/toolchain"; mount -o remount,bind,ro "$r/toolchain"
 
-say "building in the $suite root ($(chroot "$r" dpkg-query -W -f='libgpiod-dev ${Version}' libgpiod-dev))"
+say "building in the $suite root ($(chroot "$r" dpkg-query -W -f='libgpiod-dev ${Version}' libgpiod-dev), $work)"
 chroot "$r" /usr/bin/env -i HOME=/root PATH=/toolchain/usr/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 DEB_VERSION="${DEB_VERSION:-}" bash -c '
+    LANG=C.UTF-8 DEB_VERSION="${DEB_VERSION:-}" DEB_EXTRA_SUFFIX="${DEB_EXTRA_SUFFIX:-}" \
+    WORK="$work" bash -c '
     set -e
-    cd /src
+    cd "$WORK/src"
     bash scripts/release.sh
-    SKIP_BUILD=1 bash scripts/deb.sh' || die "the build in the $suite root failed (above)"
+    SKIP_BUILD=1 bash scripts/deb.sh
+    if [ -n "$DEB_EXTRA_SUFFIX" ]; then
+        v="$(dpkg-deb -f "$(ls -t dist/islet_*.deb | head -n1)" Version)"
+        SKIP_BUILD=1 DEB_VERSION="$v$DEB_EXTRA_SUFFIX" bash scripts/deb.sh
+    fi' || die "the build in the $suite root failed (above)"
 
 mkdir -p "$out/bin"
-cp "$r/src/dist/bin/isletd" "$r/src/dist/bin/isletctl" "$out/bin/"
-cp "$r/src"/dist/islet_*.deb "$out/"
-rm -f "$r/src"/dist/islet_*.deb
+cp "$r$work/src/dist/bin/isletd" "$r$work/src/dist/bin/isletctl" "$out/bin/"
+cp "$r$work/src"/dist/islet_*.deb "$out/"
+rm -f "$r$work/src"/dist/islet_*.deb
 say "$suite release in ${out#"$root/"}: $(cd "$out" && ls islet_*.deb | tr '\n' ' ')"

@@ -2,26 +2,39 @@
 # Builds the guest: a minimal Debian ext4 image (systemd as PID 1, udev, kmod, apt, python3 for
 # the scenario's JSON and the trace decoder) with the guest kernel's modules and gpio-sim.ko,
 # and an initrd made inside it for that kernel.
-#   build-image.sh SUITE KVER MODULE_DIR OUTDIR
-# OUTDIR gets rootfs.img, initrd.img, dpkg-status (what the image has installed, for the
+#   build-image.sh SUITE KVER MODULE_DIR KERNEL_FROM OUTDIR
+# KERNEL_FROM: "host" copies the kernel (vmlinuz, modules) from the host's installed
+# linux-image-KVER (the host runs SUITE); "image" installs linux-image-KVER from SUITE's
+# repository into the image and boots that (a guest of another Debian release).
+# OUTDIR gets vmlinuz, initrd.img, rootfs.img, dpkg-status (what the image has installed, for the
 # dependency closure of the Islet package) and packages.txt.
 # Islet's runtime libraries must NOT be in the image: they have to come with the .deb's Depends.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-suite="$1" kver="$2" moddir="$3" out="$4"
+suite="$1" kver="$2" moddir="$3" kernel_from="$4" out="$5"
 
 # What the guest needs, beyond minbase (dpkg, apt and the essential set).
 INCLUDE=systemd,systemd-sysv,udev,kmod,dbus,initramfs-tools,python3,make,procps,passwd
-# Islet's runtime libraries: the image must not contain them.
-FORBIDDEN_RE='^(libgpiod2|libi2c0|libfreetype6|libfribidi0|libpng16-16|fonts-.*|xfonts-.*)$'
+# Islet's runtime libraries (bookworm's and trixie's names): the image must not contain them.
+FORBIDDEN_RE='^(libgpiod2|libgpiod3|libi2c0|libfreetype6|libfribidi0|libpng16-16|libpng16-16t64|fonts-.*|xfonts-.*)$'
+
+include="$INCLUDE"
+case "$kernel_from" in
+    host) ;;
+    image) include="$include,linux-image-$kver" ;;
+    *) echo "KERNEL_FROM is host or image, not '$kernel_from'" >&2; exit 1 ;;
+esac
 
 root="$out/root"
 mkdir -p "$root"
-mmdebstrap --mode=root --variant=minbase --include="$INCLUDE" \
+# MODULES=list from the start (conf.d overrides initramfs.conf), so the kernel package's own
+# initrd, made while it installs, is small and quick; the customize hook makes the real one.
+mmdebstrap --mode=root --variant=minbase --include="$include" \
     --aptopt='Acquire::Languages "none"' \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
-    --customize-hook="'$here/image-customize.sh' \"\$1\" '$kver' '$moddir' '$here/guest'" \
+    --essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" && echo MODULES=list > "$1/etc/initramfs-tools/conf.d/systest.conf"' \
+    --customize-hook="'$here/image-customize.sh' \"\$1\" '$kver' '$moddir' '$here/guest' '$kernel_from'" \
     "$suite" "$root" http://deb.debian.org/debian
 
 # shellcheck disable=SC2016 # dpkg-query's format, not the shell's
@@ -32,7 +45,7 @@ if bad=$(cut -f1 "$out/packages.txt" | grep -E "$FORBIDDEN_RE"); then
 fi
 cp "$root/var/lib/dpkg/status" "$out/dpkg-status"
 cp "$root/boot/initrd.img-$kver" "$out/initrd.img"
-cp "/boot/vmlinuz-$kver" "$out/vmlinuz"
+if [ "$kernel_from" = host ]; then cp "/boot/vmlinuz-$kver" "$out/vmlinuz"; else cp "$root/boot/vmlinuz-$kver" "$out/vmlinuz"; fi
 
 # The file system: the tree plus room for the scenario (packages, state, journal).
 size_mb=$(( $(du -sm "$root" | cut -f1) + 768 ))

@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
-# mmdebstrap customize hook of build-image.sh:  image-customize.sh CHROOT KVER MODULE_DIR GUEST_DIR
-# The guest kernel's modules (from the host's linux-image package) and gpio-sim.ko, an initrd
-# with exactly the modules needed to mount the root, the scenario's boot unit, and no apt source
-# (the scenario adds its local repository).
+# mmdebstrap customize hook of build-image.sh:
+#   image-customize.sh CHROOT KVER MODULE_DIR GUEST_DIR KERNEL_FROM
+# The guest kernel's modules (KERNEL_FROM=host: copied from the host's linux-image package;
+# image: the image's own linux-image package) and gpio-sim.ko, an initrd with exactly the modules
+# needed to mount the root, the scenario's boot unit, and no apt source (the scenario adds its
+# local repository).
 set -euo pipefail
-r="$1" kver="$2" moddir="$3" guest="$4"
+r="$1" kver="$2" moddir="$3" guest="$4" kernel_from="${5:-host}"
 
-mkdir -p "$r/lib/modules"
-cp -a "/lib/modules/$kver" "$r/lib/modules/$kver"
-rm -f "$r/lib/modules/$kver/build" "$r/lib/modules/$kver/source"
+if [ "$kernel_from" = host ]; then
+    mkdir -p "$r/lib/modules"
+    cp -a "/lib/modules/$kver" "$r/lib/modules/$kver"
+    rm -f "$r/lib/modules/$kver/build" "$r/lib/modules/$kver/source"
+    cp "/boot/config-$kver" "/boot/System.map-$kver" "$r/boot/"
+fi
+[ -f "$r/boot/vmlinuz-$kver" ] || [ "$kernel_from" = host ] || { echo "the image has no /boot/vmlinuz-$kver" >&2; exit 1; }
 install -D -m 0644 "$moddir/gpio-sim.ko" "$r/lib/modules/$kver/updates/gpio-sim.ko"
 chroot "$r" depmod "$kver"
-cp "/boot/config-$kver" "/boot/System.map-$kver" "$r/boot/"
 
 # initrd: MODULES=list, so nothing depends on the machine that builds it.
 sed -i 's/^MODULES=.*/MODULES=list/' "$r/etc/initramfs-tools/initramfs.conf"
 printf '%s\n' virtio_pci virtio_blk crc32c_generic ext4 > "$r/etc/initramfs-tools/modules"
 chroot "$r" mkinitramfs -c gzip -o "/boot/initrd.img-$kver" "$kver"
 chroot "$r" lsinitramfs "/boot/initrd.img-$kver" > "$r/tmp/initrd.list"
-for m in virtio_pci.ko virtio_blk.ko ext4.ko; do
-    grep -q "/$m\$" "$r/tmp/initrd.list" || { echo "the initrd lacks $m" >&2; exit 1; }
+# Each either built into the kernel (6.12 has virtio_pci built in) or in the initrd (compressed
+# modules, .ko.xz, on trixie).
+for m in virtio_pci virtio_blk ext4; do
+    grep -q "/$m\.ko\$" "$r/lib/modules/$kver/modules.builtin" && continue
+    grep -Eq "/$m\.ko(\.xz|\.zst|\.gz)?\$" "$r/tmp/initrd.list" || { echo "the initrd lacks $m" >&2; exit 1; }
 done
 rm -f "$r/tmp/initrd.list"
 

@@ -8,6 +8,7 @@ say() { printf 'systest: %s\n' "$*" >&2; }
 die() { printf 'systest: %s\n' "$*" >&2; exit 1; }
 
 SYSTEST_CACHE="${ISLET_SYSTEST_CACHE:-/var/cache/islet-systest}"
+SUITE_APT=()
 
 # apt_ensure PKG...: installs the packages that are not installed yet (as root, non-interactive)
 # and says which.
@@ -28,11 +29,12 @@ apt_ensure() {
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
 
 # hash_of ARG...: sha256 (first 16 hex digits) of the arguments; an argument naming an existing
-# file contributes its path and content, any other its text.
+# file contributes its name and content (not its folder: clones of the project share the cache),
+# any other its text.
 hash_of() {
     local a
     for a in "$@"; do
-        if [ -f "$a" ]; then printf 'file %s\n' "$a"; sha256sum < "$a"
+        if [ -f "$a" ]; then printf 'file %s\n' "${a##*/}"; sha256sum < "$a"
         else printf 'text %s\n' "$a"; fi
     done | sha256sum | cut -c1-16
 }
@@ -71,14 +73,79 @@ cached() {
         trap - EXIT
         say "built $name in $(cat "$final/.build-seconds") s"
         for old in "$SYSTEST_CACHE/$name"-*; do
-            [ "$old" = "$final" ] || [ ! -d "$old" ] || rm -rf "$old"
+            [ "$old" = "$final" ] || [ ! -d "$old" ] || remove_unused "$old"
         done
     ) || exit 1
     printf '%s\n' "$final"
 }
 
-# guest_kernel: the version string (uname -r) of the kernel that linux-image-amd64 depends on.
+# hold_cached DIR: a shared lock on DIR's .complete for the rest of this process (the descriptor
+# stays open), so another run, e.g. from a clone whose build scripts differ, does not remove DIR
+# while this run's guest boots from it.
+hold_cached() {
+    local fd
+    exec {fd}<"$1/.complete" || die "$1 was removed by another run before this one could use it: run again"
+    flock -s "$fd"
+}
+# remove_unused DIR: removes an older cache entry, unless a run holds it (hold_cached).
+remove_unused() {
+    [ -f "$1/.complete" ] || { rm -rf "$1"; return 0; }
+    (
+        exec 7<"$1/.complete"
+        if flock -n -x 7; then rm -rf "$1"; else say "keeping ${1##*/}: a running test uses it"; fi
+    )
+}
+
+# guest_kernel: the version string (uname -r) of the kernel that the host's linux-image-amd64
+# depends on.
 guest_kernel() {
     dpkg-query -W -f='${Depends}' linux-image-amd64 2>/dev/null \
         | grep -o 'linux-image-[0-9][^ ,]*' | head -n1 | sed 's/^linux-image-//'
+}
+
+# The Debian release the host runs (its guest gets the host's kernel packages; any other
+# release's come from that release's repository).
+HOST_SUITE="$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
+
+# suite_apt SUITE: sets SUITE_APT, the options that make apt-get and apt-cache answer from
+# SUITE's main archive: nothing for the host's own release; for another release an apt state of
+# its own in $SYSTEST_CACHE/apt-SUITE (sources, lists, cache), signed by Debian's keyring, updated
+# when missing or older than a day (ISLET_SYSTEST_APT_UPDATE=1: now), under a lock.
+suite_apt() {
+    local suite="$1" d
+    SUITE_APT=()
+    [ "$suite" = "$HOST_SUITE" ] && return 0
+    d="$SYSTEST_CACHE/apt-$suite"
+    mkdir -p "$d/state/lists/partial" "$d/cache/archives/partial" "$d/etc/sources.list.d" "$d/etc/preferences.d"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+        > "$d/etc/sources.list"
+    SUITE_APT=(-o "Dir::Etc::SourceList=$d/etc/sources.list" -o "Dir::Etc::SourceParts=$d/etc/sources.list.d"
+               -o "Dir::Etc::Preferences=$d/etc/preferences" -o "Dir::Etc::PreferencesParts=$d/etc/preferences.d"
+               -o "Dir::State=$d/state" -o "Dir::Cache=$d/cache" -o Acquire::Languages=none
+               -o APT::Sandbox::User=root)
+    (
+        exec 9>"$d.lock"; flock 9
+        if [ "${ISLET_SYSTEST_APT_UPDATE:-0}" = 1 ] || [ ! -f "$d/updated" ] \
+           || [ -n "$(find "$d/updated" -mmin +1440)" ]; then
+            say "apt-get update for $suite (lists in $d)"
+            apt-get "${SUITE_APT[@]}" -q update >&2 || die "apt-get update for $suite failed"
+            touch "$d/updated"
+        fi
+    ) || exit 1
+}
+
+# suite_candidate PKG...: the candidate version of each PKG in the release of SUITE_APT, one a
+# line as "PKG VERSION" (the version empty when there is none).
+suite_candidate() {
+    local p
+    for p in "$@"; do
+        printf '%s %s\n' "$p" "$(apt-cache "${SUITE_APT[@]}" policy "$p" 2>/dev/null | awk '/Candidate:/ { print $2 }')"
+    done
+}
+
+# suite_kernel: the version string (uname -r) of the kernel that linux-image-amd64 depends on in
+# the release of SUITE_APT.
+suite_kernel() {
+    apt-cache "${SUITE_APT[@]}" show --no-all-versions linux-image-amd64 2>/dev/null \
+        | sed -n 's/^Depends: //p' | grep -o 'linux-image-[0-9][^ ,]*' | head -n1 | sed 's/^linux-image-//'
 }

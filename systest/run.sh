@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
-# The system test (`make test-system`): Islet's .deb and `make install` in a Debian guest under
+# The system test (`make test-system`): Islet's .deb and `make install` in Debian guests under
 # qemu (TCG), on a real kernel and a live systemd, with the panel on i2c-stub and the buttons on
 # gpio-sim. docs/SYSTEM-TEST.md describes the rig; systest/guest/guest-scenario.sh the steps.
 #
-#   systest/run.sh [--guest bookworm] [--results DIR] [--keep] [--timeout SECONDS] [--smp N]
+#   systest/run.sh [--guest bookworm,trixie] [--results DIR] [--keep] [--timeout SECONDS] [--smp N]
 #                  [--reboot powercycle|reset]
 #
-#   --guest     the Debian suite of the guest (bookworm)
-#   --results   where the logs go (default: <root>/systest-results/<guest>/, emptied first)
+#   --guest     the Debian suites of the guests, comma-separated (default: bookworm,trixie).
+#               Several guests: the artifacts of each are built first, one after the other, then
+#               the guests run side by side (each qemu has its own vCPUs), each line of output
+#               prefixed with its guest; the run fails if any guest fails.
+#   --results   where the logs go (default: <root>/systest-results/<guest>/, emptied first; with
+#               several guests DIR/<guest>/)
 #   --keep      keep the run's working directory (the shares, the local repository) and say where
-#   --timeout   hard limit for the guest, in seconds (default 900); qemu is killed past it
-#   --smp       virtual CPUs (default 1: with TCG on 2 host cores it was faster than 2, see the doc)
+#   --timeout   hard limit for each guest, in seconds (default 900); qemu is killed past it
+#   --smp       virtual CPUs per guest (default 1: with TCG on 2 host cores it was faster than 2)
 #   --reboot    how step h reboots the guest: powercycle (default: poweroff, a new qemu on the same
 #               disk) or reset (systemctl reboot inside one qemu run); see docs/SYSTEM-TEST.md
 #
-# Environment: ISLET_ARTIFACTS=DIR uses DIR's isletd, isletctl and two islet_<version>_<arch>.deb
-# (the higher version is the upgrade) instead of `make -C <root> release deb`;
-# ISLET_SYSTEST_CACHE=DIR caches the module and the image there (default /var/cache/islet-systest).
-# Needs root (apt-get, mmdebstrap, the image).
+# Environment: ISLET_ARTIFACTS=DIR (one guest only) or ISLET_ARTIFACTS_<SUITE>=DIR (e.g.
+# ISLET_ARTIFACTS_TRIXIE) uses DIR's isletd, isletctl and two islet_<version>_<arch>.deb (the
+# higher version is the upgrade) instead of building them: `make -C <root> release deb` for the
+# host's own Debian release, scripts/build-in-root.sh SUITE for another (trixie: libgpiod 2.x);
+# ISLET_SYSTEST_CACHE=DIR caches the modules and the images there (default
+# /var/cache/islet-systest). Needs root (apt-get, mmdebstrap, the image).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,45 +31,62 @@ root="$(cd "$here/.." && pwd)"
 # shellcheck source=systest/lib.sh
 . "$here/lib.sh"
 
-guest=bookworm
+guests=bookworm,trixie
 results=""
 keep=0
 timeout_s="${ISLET_SYSTEST_TIMEOUT:-900}"
 smp=1
 reboot_mode=powercycle
+args=("$@")
 while [ $# -gt 0 ]; do
     case "$1" in
-        --guest) guest="${2:?--guest needs a suite}"; shift 2 ;;
+        --guest) guests="${2:?--guest needs a suite}"; shift 2 ;;
         --results) results="${2:?--results needs a directory}"; shift 2 ;;
         --keep) keep=1; shift ;;
         --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
         --smp) smp="${2:?--smp needs a number}"; shift 2 ;;
         --reboot) reboot_mode="${2:?--reboot needs powercycle or reset}"; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument $1 (see systest/run.sh --help)" ;;
     esac
 done
 case "$reboot_mode" in powercycle|reset) ;; *) die "--reboot takes powercycle or reset" ;; esac
-case "$guest" in
-    bookworm) ;;
-    *) die "guest '$guest' is not supported yet: the rig builds gpio-sim from linux-source-6.1 for bookworm's kernel" ;;
-esac
+IFS=, read -r -a guest_list <<< "$guests"
+for g in "${guest_list[@]}"; do
+    case "$g" in
+        bookworm|trixie) ;;
+        *) die "guest '$g' is not supported: bookworm (Debian 12, kernel 6.1) or trixie (Debian 13, kernel 6.12)" ;;
+    esac
+done
+[ "${#guest_list[@]}" -gt 0 ] || die "--guest names no suite"
 [ "$(id -u)" = 0 ] || die "the system test needs root (apt-get, mmdebstrap, mke2fs): run it as root"
-results="${results:-$root/systest-results/$guest}"
+[ -n "$HOST_SUITE" ] || die "cannot tell this host's Debian release (/etc/os-release has no VERSION_CODENAME)"
+if [ "${#guest_list[@]}" -gt 1 ] && [ -n "${ISLET_ARTIFACTS:-}" ]; then
+    die "ISLET_ARTIFACTS is for one guest; with several use ISLET_ARTIFACTS_<SUITE> (e.g. ISLET_ARTIFACTS_TRIXIE)"
+fi
 
 t_start=$(date +%s.%N)
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # ---- 1. Debian packages on the host --------------------------------------------------------
-apt_ensure qemu-system-x86 qemu-utils linux-image-amd64 linux-source-6.1 mmdebstrap e2fsprogs \
-    dpkg-dev make gcc xz-utils python3 util-linux kmod
-kver="$(guest_kernel)"
-[ -n "$kver" ] || die "cannot tell the kernel of linux-image-amd64"
-apt_ensure "linux-image-$kver" "linux-headers-$kver"
-[ -f "/boot/vmlinuz-$kver" ] || die "/boot/vmlinuz-$kver is missing (linux-image-$kver)"
-say "guest kernel $kver ($(pkg_version "linux-image-$kver"))"
+# host_packages GUEST: what the host needs for that guest. For the host's own release the kernel
+# (image, headers, source) comes from the host's packages; for another release from its
+# repository (suite_apt), into the guest image and a throw-away build root.
+host_packages() {
+    apt_ensure qemu-system-x86 qemu-utils mmdebstrap e2fsprogs dpkg-dev make gcc xz-utils python3 \
+        util-linux kmod rsync
+    if [ "$1" = "$HOST_SUITE" ]; then
+        apt_ensure linux-image-amd64
+        local k; k="$(guest_kernel)"
+        [ -n "$k" ] || die "cannot tell the kernel of linux-image-amd64"
+        apt_ensure "linux-image-$k" "linux-headers-$k" "linux-source-$(kernel_series "$k")"
+    else
+        suite_apt "$1"
+    fi
+}
+# kernel_series KVER: 6.1 for 6.1.0-57-amd64, 6.12 for 6.12.117+deb13-amd64 (linux-source-SERIES).
+kernel_series() { sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<< "$1"; }
 
-# ---- 2. Islet's artifacts --------------------------------------------------------------------
 # Working directories of runs that were killed outright (SIGKILL leaves no trap) go first.
 for old in /var/tmp/islet-systest.*; do
     [ -f "$old/pid" ] || continue
@@ -72,8 +95,9 @@ done
 work="$(mktemp -d /var/tmp/islet-systest.XXXXXX)"
 echo $$ > "$work/pid"
 qemu_pid=""
+children=()
 cleanup() {
-    local rc=$?
+    local rc=$? p
     if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
         say "stopping qemu (pid $qemu_pid)"
         kill -TERM "$qemu_pid" 2>/dev/null || true
@@ -81,6 +105,9 @@ cleanup() {
         kill -KILL "$qemu_pid" 2>/dev/null || true
         wait "$qemu_pid" 2>/dev/null || true
     fi
+    # The runs of the other guests (several guests): each stops its own qemu on TERM.
+    for p in "${children[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${children[@]}"; do wait "$p" 2>/dev/null || true; done
     if [ "$keep" = 1 ]; then say "kept the working directory $work"; else rm -rf "$work"; fi
     exit "$rc"
 }
@@ -88,26 +115,134 @@ trap cleanup EXIT
 trap 'say "interrupted"; exit 130' INT
 trap 'say "terminated"; exit 143' TERM
 
-mkdir -p "$work/host/artifacts" "$work/host/repo" "$work/host/guest"
-if [ -n "${ISLET_ARTIFACTS:-}" ]; then
-    art="$(cd "$ISLET_ARTIFACTS" && pwd)"
-    say "artifacts from ISLET_ARTIFACTS=$art (no build)"
-    cp "$art/isletd" "$art/isletctl" "$work/host/artifacts/"
-    debs=("$art"/islet_*.deb)
-else
-    say "building the release and the package: make -C $root release deb"
-    make -C "$root" release deb >&2
-    cp "$root/dist/bin/isletd" "$root/dist/bin/isletctl" "$work/host/artifacts/"
-    # The package make deb just wrote: the newest in dist/ (its version from the package itself).
-    newest="$(find "$root/dist" -maxdepth 1 -name "islet_*_$(dpkg --print-architecture).deb" -printf '%T@ %p\n' 2>/dev/null \
-        | sort -n | tail -n1 | cut -d' ' -f2-)"
-    [ -n "$newest" ] || die "make deb left no dist/islet_*.deb"
-    v1="$(dpkg-deb -f "$newest" Version)"
-    deb1=("$newest")
-    say "building the upgrade package ${v1}+systest"
-    SKIP_BUILD=1 DEB_VERSION="${v1}+systest" DEB_OUT="$work" bash "$root/scripts/deb.sh" >&2
-    debs=("${deb1[0]}" "$work/islet_${v1}+systest_"*.deb)
+# ---- 2. Islet's artifacts --------------------------------------------------------------------
+# build_artifacts GUEST OUT: isletd, isletctl and two packages (the release's version and
+# <version>+systest, the upgrade) for GUEST's Debian release, into OUT.
+build_artifacts() {
+    local g="$1" out="$2" newest v1
+    mkdir -p "$out"
+    if [ "$g" = "$HOST_SUITE" ]; then
+        say "building the release and the package for $g: make -C $root release deb"
+        make -C "$root" release deb >&2
+        cp "$root/dist/bin/isletd" "$root/dist/bin/isletctl" "$out/"
+        # The package make deb just wrote: the newest in dist/ (its version from the package itself).
+        newest="$(find "$root/dist" -maxdepth 1 -name "islet_*_$(dpkg --print-architecture).deb" -printf '%T@ %p\n' 2>/dev/null \
+            | sort -n | tail -n1 | cut -d' ' -f2-)"
+        [ -n "$newest" ] || die "make deb left no dist/islet_*.deb"
+        cp "$newest" "$out/"
+        v1="$(dpkg-deb -f "$newest" Version)"
+        say "building the upgrade package ${v1}+systest"
+        SKIP_BUILD=1 DEB_VERSION="${v1}+systest" DEB_OUT="$out" bash "$root/scripts/deb.sh" >&2
+    else
+        # Built in a $g root with this machine's toolchain: $g's libraries and headers (trixie:
+        # libgpiod 2.x, so the v2 backend), and the upgrade package from the same binaries.
+        say "building the release and the packages for $g: scripts/build-in-root.sh $g"
+        DEB_EXTRA_SUFFIX=+systest bash "$root/scripts/build-in-root.sh" "$g" "$out" >&2
+        cp "$out/bin/isletd" "$out/bin/isletctl" "$out/"
+    fi
+}
+# artifacts_dir GUEST: the folder with GUEST's artifacts: given (ISLET_ARTIFACTS_<SUITE>, or
+# ISLET_ARTIFACTS with one guest) or built into the working directory.
+artifacts_dir() {
+    local g="$1" var given
+    var="ISLET_ARTIFACTS_$(tr '[:lower:]' '[:upper:]' <<< "$g")"
+    given="${!var:-${ISLET_ARTIFACTS:-}}"
+    if [ -n "$given" ]; then
+        given="$(cd "$given" && pwd)" || die "$var/ISLET_ARTIFACTS: no such folder"
+        say "artifacts for $g from $given (no build)"
+        printf '%s\n' "$given"
+    else
+        build_artifacts "$g" "$work/artifacts-$g"
+        printf '%s\n' "$work/artifacts-$g"
+    fi
+}
+
+for g in "${guest_list[@]}"; do host_packages "$g"; done
+
+# ---- Several guests: build each one's artifacts, then run the guests side by side ------------
+if [ "${#guest_list[@]}" -gt 1 ]; then
+    declare -A art child_of
+    for g in "${guest_list[@]}"; do
+        t0=$(date +%s.%N)
+        art[$g]="$(artifacts_dir "$g")"
+        say "artifacts for $g ready ($(since "$t0") s)"
+    done
+    base="${results:-$root/systest-results}"
+    pass=()
+    [ "$keep" = 1 ] && pass+=(--keep)
+    pass+=(--timeout "$timeout_s" --smp "$smp" --reboot "$reboot_mode")
+    seds=()
+    for g in "${guest_list[@]}"; do
+        # Emptied here too: a guest's run that fails before its own emptying leaves no old verdict.
+        mkdir -p "$base/$g"
+        find "$base/$g" -mindepth 1 -delete
+        mkfifo "$work/out-$g"
+        sed -u "s/^/[$g] /" < "$work/out-$g" &
+        seds+=($!)
+        # --pdeathsig: if this script dies outright, each guest's run gets TERM and stops its qemu.
+        ISLET_ARTIFACTS="${art[$g]}" ISLET_SYSTEST_CHILD=1 setpriv --pdeathsig TERM \
+            bash "$0" --guest "$g" --results "$base/$g" "${pass[@]}" > "$work/out-$g" 2>&1 &
+        child_of[$g]=$!
+        children+=($!)
+    done
+    say "running the guests side by side: ${guest_list[*]}"
+    declare -A rc_of
+    for g in "${guest_list[@]}"; do
+        rc=0; wait "${child_of[$g]}" || rc=$?
+        rc_of[$g]=$rc
+    done
+    children=()
+    for p in "${seds[@]}"; do wait "$p" 2>/dev/null || true; done
+    echo
+    bad=0
+    for g in "${guest_list[@]}"; do
+        r="$base/$g"
+        counts="$(awk -F'\t' '{ c[$1]++ } END { printf "%d passed, %d failed, %d skipped", c["PASS"], c["FAIL"], c["SKIP"] }' "$r/steps.tsv" 2>/dev/null || echo "no steps")"
+        if [ "${rc_of[$g]}" = 0 ]; then
+            echo "systest: $g: PASS ($counts)"
+        else
+            bad=1
+            echo "systest: $g: FAIL (exit ${rc_of[$g]}; $counts)"
+            [ -f "$r/steps.tsv" ] && awk -F'\t' -v g="$g" -v r="$r" '$1 == "FAIL" {
+                printf "systest: %s: FAIL %s: %s (evidence: %s/steps/%s.log)\n", g, $2, $4, r, $2 }' "$r/steps.tsv"
+            if [ -f "$r/problem.txt" ]; then
+                echo "systest: $g: FAIL: $(cat "$r/problem.txt") (the console: $r/console.log)"
+            elif [ ! -f "$r/done" ]; then
+                echo "systest: $g: its run stopped before the guest finished (see the [$g] lines above)"
+            fi
+        fi
+        [ -f "$r/timings.txt" ] && sed "s/^/systest: $g: timing: /" "$r/timings.txt"
+    done
+    echo "systest: ${guest_list[*]}: total $(since "$t_start") s"
+    [ "$bad" = 0 ] || { echo "systest: FAIL"; exit 1; }
+    echo "systest: PASS"
+    exit 0
 fi
+
+# ---- One guest -------------------------------------------------------------------------------
+guest="${guest_list[0]}"
+results="${results:-$root/systest-results/$guest}"
+if [ "$guest" = "$HOST_SUITE" ]; then
+    kver="$(guest_kernel)"
+    kernel_from=host
+    say "guest kernel $kver ($(pkg_version "linux-image-$kver"), the host's package)"
+else
+    suite_apt "$guest"
+    kver="$(suite_kernel)"
+    [ -n "$kver" ] || die "cannot tell the kernel of $guest's linux-image-amd64"
+    kernel_from=image
+    say "guest kernel $kver ($(suite_candidate "linux-image-$kver" | cut -d' ' -f2), from $guest's repository)"
+fi
+series="$(kernel_series "$kver")"
+
+mkdir -p "$work/host/artifacts" "$work/host/repo" "$work/host/guest"
+art="$(artifacts_dir "$guest")"
+for b in isletd isletctl; do
+    if [ -f "$art/$b" ]; then cp "$art/$b" "$work/host/artifacts/"
+    elif [ -f "$art/bin/$b" ]; then cp "$art/bin/$b" "$work/host/artifacts/"
+    else die "no $b in $art (nor in $art/bin)"; fi
+done
+debs=("$art"/islet_*.deb)
 if [ "${#debs[@]}" -lt 2 ] || [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
     die "need two islet .deb files (a version and a higher one), found: ${debs[*]}"
 fi
@@ -123,25 +258,38 @@ for d in "${debs[@]}"; do
     v="$(dpkg-deb -f "$d" Version)"
     if [ "$v" = "$low" ] || [ "$v" = "$high" ]; then cp "$d" "$work/host/repo/"; fi
 done
-say "islet $low, upgrade to $high"
+say "islet $low, upgrade to $high ($(dpkg-deb -f "$work/host/repo/islet_${low}_"*.deb Depends | grep -o 'libgpiod[0-9]*[^,]*' || echo 'no libgpiod'))"
 
 # ---- 3. gpio-sim.ko for the guest kernel (cached) -------------------------------------------
-module_key="$(hash_of "$kver" "$(pkg_version "linux-headers-$kver")" "$(pkg_version linux-source-6.1)" \
-    "$here/build-module.sh" "$here/gpio-sim/Kbuild")"
+# Built on the host from its packages for the host's release; for another release in a throw-away
+# root of that release (its headers want its compiler). Keyed by the packages' versions.
+if [ "$kernel_from" = host ]; then
+    module_key="$(hash_of "$kver" "$(pkg_version "linux-headers-$kver")" "$(pkg_version "linux-source-$series")" \
+        "$here/build-module.sh" "$here/gpio-sim/Kbuild")"
+    module_args=("$kver" "$series")
+else
+    module_key="$(hash_of "$guest" "$kver" "$(suite_candidate "linux-headers-$kver" "linux-source-$series")" \
+        "$here/build-module.sh" "$here/gpio-sim/Kbuild")"
+    module_args=("$kver" "$series" "$guest")
+fi
 t0=$(date +%s.%N)
-moddir="$(cached gpio-sim "$module_key" "$here/build-module.sh" "$kver")"
+moddir="$(cached "gpio-sim-$guest" "$module_key" "$here/build-module.sh" "${module_args[@]}")"
+hold_cached "$moddir"
 say "gpio-sim.ko ready ($(since "$t0") s; built in $(cat "$moddir/.build-seconds") s)"
 
 # ---- 4. The guest image (cached) -------------------------------------------------------------
 # Keyed by the scripts that build it, the kernel, the module and the candidate versions of what
 # it installs (so a Debian update of systemd, python3, ... makes a new image).
 IFS=, read -r -a include < <(sed -n 's/^INCLUDE=//p' "$here/build-image.sh")
-candidates="$(apt-cache policy "${include[@]}" 2>/dev/null | grep -E '^[^ ]|Candidate' | tr -s ' ' | tr '\n' ' ')"
-image_key="$(hash_of "$guest" "$kver" "$(pkg_version "linux-image-$kver")" "$module_key" "$candidates" \
+[ "$kernel_from" = image ] && include+=("linux-image-$kver")
+candidates="$(apt-cache "${SUITE_APT[@]}" policy "${include[@]}" 2>/dev/null | grep -E '^[^ ]|Candidate' | tr -s ' ' | tr '\n' ' ')"
+if [ "$kernel_from" = host ]; then kernel_pkg="$(pkg_version "linux-image-$kver")"; else kernel_pkg="image"; fi
+image_key="$(hash_of "$guest" "$kver" "$kernel_pkg" "$module_key" "$candidates" \
     "$(pkg_version mmdebstrap)" "$here/build-image.sh" "$here/image-customize.sh" \
     "$here/guest/systest-boot" "$here/guest/systest.service")"
 t0=$(date +%s.%N)
-image="$(cached "image-$guest" "$image_key" "$here/build-image.sh" "$guest" "$kver" "$moddir")"
+image="$(cached "image-$guest" "$image_key" "$here/build-image.sh" "$guest" "$kver" "$moddir" "$kernel_from")"
+hold_cached "$image"
 say "guest image ready ($(since "$t0") s; built in $(cat "$image/.build-seconds") s)"
 
 # ---- 5. The local apt repository: the two islet packages and what their Depends pull in -------
@@ -153,7 +301,7 @@ mkdir -p "$debcache"
 aptopts=(-o "Dir::State::status=$image/dpkg-status" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
 closure=()
 for d in "$work"/host/repo/islet_*.deb; do
-    sim="$(apt-get "${aptopts[@]}" -s install "$d" 2>&1)" || { printf '%s\n' "$sim" >&2; die "apt cannot resolve the Depends of $(basename "$d") for the guest"; }
+    sim="$(apt-get "${SUITE_APT[@]}" "${aptopts[@]}" -s install "$d" 2>&1)" || { printf '%s\n' "$sim" >&2; die "apt cannot resolve the Depends of $(basename "$d") for the guest"; }
     while read -r name ver; do
         [ "$name" = islet ] || closure+=("$name=$ver")
     done < <(printf '%s\n' "$sim" | sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1 \2/p')
@@ -168,7 +316,7 @@ done
 if [ "${#need[@]}" -gt 0 ]; then
     say "downloading ${#need[@]} Debian packages for the local repository"
     dl="$(mktemp -d "$debcache/.dl.XXXXXX")"
-    (cd "$dl" && apt-get -q -o APT::Sandbox::User=root download "${need[@]}" >&2) || { rm -rf "$dl"; die "apt-get download failed for: ${need[*]}"; }
+    (cd "$dl" && apt-get "${SUITE_APT[@]}" -q -o APT::Sandbox::User=root download "${need[@]}" >&2) || { rm -rf "$dl"; die "apt-get download failed for: ${need[*]}"; }
     for f in "$dl"/*.deb; do mv -f "$f" "$debcache/"; done
     rmdir "$dl"
 fi
@@ -280,11 +428,15 @@ for f in "${failed[@]}"; do
     if [ -f "$results/steps/$f.log" ]; then tail -n 60 "$results/steps/$f.log"; fi
 done
 if [ -n "$problem" ]; then
+    echo "$problem" > "$results/problem.txt"
     printf '\n---- %s: the console'"'"'s last lines (%s) ----\n' "$problem" "$results/console.log"
     tail -n 40 "$results/console.log" 2>/dev/null || true
 fi
 counts="$(awk -F'\t' '{ c[$1]++ } END { printf "%d passed, %d failed, %d skipped", c["PASS"], c["FAIL"], c["SKIP"] }' "$steps" 2>/dev/null || echo "0 passed, 0 failed, 0 skipped")"
-printf '\nsystest: guest %s s, total %s s; results in %s\n' "$guest_s" "$(since "$t_start")" "$results"
+if [ -f "$results/timings.txt" ] && [ "${ISLET_SYSTEST_CHILD:-0}" != 1 ]; then
+    echo; sed 's/^/systest: timing: /' "$results/timings.txt"
+fi
+printf '\nsystest: %s guest %s s, total %s s; results in %s\n' "$guest" "$guest_s" "$(since "$t_start")" "$results"
 echo "systest: $counts"
 if [ -n "$problem" ] || [ "${#failed[@]}" -gt 0 ]; then
     [ -n "$problem" ] && echo "systest: FAIL: $problem"

@@ -16,7 +16,13 @@ export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 
 CONF=/etc/islet/isletd.conf
 DURATION=3600          # long countdowns: the progress line cannot move a pixel within a step
-RUNTIME_LIBS="libgpiod2 libi2c0 libfreetype6 libfribidi0 libpng16-16 xfonts-terminus xfonts-unifont"
+# Islet's runtime libraries in this Debian release: the image must lack them, the package's
+# Depends must name them and bring them. trixie: libgpiod 2.x (the v2 backend), t64 libpng.
+case "$GUEST" in
+    bookworm) RUNTIME_LIBS="libgpiod2 libi2c0 libfreetype6 libfribidi0 libpng16-16 xfonts-terminus xfonts-unifont" ;;
+    trixie) RUNTIME_LIBS="libgpiod3 libi2c0 libfreetype6 libfribidi0 libpng16-16t64 xfonts-terminus xfonts-unifont" ;;
+    *) echo "guest-scenario: no runtime library list for $GUEST" >&2; exit 1 ;;
+esac
 DROPIN=/etc/systemd/system/isletd.service.d/systest.conf
 phase="$(cat "$PHASE_FILE" 2>/dev/null || echo 1)"
 log "scenario phase $phase, kernel $(uname -r), islet $ISLET_LOW -> $ISLET_HIGH"
@@ -56,11 +62,14 @@ render_paused() {
 # ---- phase 1 ---------------------------------------------------------------------------------
 step_setup() {
     # The image must not have Islet's runtime libraries: they come with the package's Depends.
-    local p
+    local p deps
+    deps="$(dpkg-deb -f /host/repo/islet_"${ISLET_LOW}"_*.deb Depends)"
+    log "islet $ISLET_LOW Depends: $deps"
     for p in $RUNTIME_LIBS; do
         if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
             fail "the guest image already has $p: the package's Depends would not be tested"
         fi
+        grep -Eq "(^|, )$p( |,|\$)" <<< "$deps" || fail "the package does not depend on $p ($GUEST's name of that library)"
     done
     setup_trace
     setup_gpio_sim
@@ -91,6 +100,14 @@ step_a_install() {
     done
     log "came with the package: $(grep -c . /host/repo/closure.txt) Debian packages from the local repository"
     check "isletd --version works without a toolchain" isletd --version
+    # Which libgpiod the daemon runs on: 1.6 (libgpiod.so.2, the v1 backend) on bookworm, 2.x
+    # (libgpiod.so.3, islet_gpio_v2.c) on trixie.
+    local so; so="$(ldd "$(command -v isletd)" | awk '/libgpiod/ { print $1 }')"
+    log "isletd loads ${so:-no libgpiod}"
+    case "$GUEST" in
+        bookworm) check "isletd loads libgpiod.so.2 (libgpiod 1.6)" [ "$so" = libgpiod.so.2 ] ;;
+        trixie) check "isletd loads libgpiod.so.3 (libgpiod 2.x)" [ "$so" = libgpiod.so.3 ] ;;
+    esac
     check "isletd.service is active" systemctl is-active --quiet isletd
     s="$(unit_prop SubState)"; check "READY reached (Type=notify: running, not start)" [ "$s" = running ]
     s="$(unit_prop StatusText)"; log "StatusText: $s"
@@ -119,6 +136,8 @@ step_b_bus_frame() {
     ensure_daemon
     isletctl reset >/dev/null 2>&1 || true
     mark b-start
+    # The anchor of the first-frame figure: the kernel's timestamp just before the request.
+    echo "systest: start request" > "$TRACE/trace_marker"
     isletctl start --seconds "$DURATION"
     sleep 6.5
     status_json /run/s.json
@@ -159,6 +178,13 @@ EOF
         fail "the decoded panel differs from isletctl render ($(jget "$R/b-decoded.json" 'd.get("differing_pixels")') pixels)"
     fi
     log "decoded frame = isletctl render (0 of $(( ${size%x*} * ${size#*x} )) pixels differ)"
+    # First frame: from the start request (trace_marker) to the first SMBus write after it, both
+    # timestamped by the kernel. Idle before it, so that write is the new frame's.
+    python3 "$G/trace_latency.py" "$R/b-decoded.trace" --marker "systest: start request" > "$R/b-first-frame.json" \
+        || fail "no bus write after the start request"
+    cat "$R/b-first-frame.json"
+    check "no bus write in the 0.5 s before the start request (idle)" [ "$(jget "$R/b-first-frame.json" 'd["writes_before"]')" = 0 ]
+    timing "first frame after isletctl start: $(jget "$R/b-first-frame.json" 'd["latency_ms"]') ms (trace_marker before the request to the first SMBus write)"
 }
 
 # The same proof for the SH1106 128x64 (1.3" module): `[display] controller = sh1106`, a restart,
@@ -238,9 +264,18 @@ step_c_buttons() {
     press 17 120 4
     wait_for 3 is_phase paused || fail "a short press of toggle (GPIO17) did not pause"
     expect_changes 1 1 "short toggle press paused"
-    press 17 120 4
+    # Press to bus: this press, on a paused timer (no bus writes while paused, step b). gpio_press
+    # writes a trace_marker just before the contact closes and just before it opens; the reaction
+    # is the first SMBus write after them, timed from the marker of the edges that acted.
+    PRESS_MARKER="systest: GPIO17" PRESS_JSON=/run/press-resume.json press 17 120 4
     wait_for 3 is_phase running || fail "a second short press of toggle did not resume"
     expect_changes 2 1 "short toggle press resumed"
+    cp "$TRACE/trace" "$R/c-press.trace"
+    python3 "$G/trace_latency.py" "$R/c-press.trace" --marker "systest: GPIO17 closes" --marker "systest: GPIO17 opens" \
+        --edges /run/press-resume.json > "$R/c-press-to-bus.json" || fail "the resume press made no bus write"
+    cat "$R/c-press-to-bus.json"
+    check "no bus write in the 0.5 s before the press (paused)" [ "$(jget "$R/c-press-to-bus.json" 'd["writes_before"]')" = 0 ]
+    timing "press to bus: $(jget "$R/c-press-to-bus.json" 'd["latency_ms"]') ms (toggle on a paused timer, 5 edges 1 ms apart each way, held 120 ms: from the trace_marker just before the edges that acted, '$(jget "$R/c-press-to-bus.json" 'd["acting_marker"]')', to the first SMBus write; $(jget "$R/c-press-to-bus.json" 'd["from_marker_ms"]["systest: GPIO17 closes"]') ms from the contact closing)"
     press 27 25 3
     sleep 1.5
     is_phase running || fail "a 25 ms brush of reset (GPIO27) changed the phase to $(phase_of)"
@@ -542,7 +577,15 @@ step_z_whole_run() {
     log "no SIGSYS in the journal of either boot"
 }
 
+# The boot's figures by systemd's CLOCK_MONOTONIC timestamps (the kernel's clock from its start).
+boot_timing() {
+    local t
+    t="$(systemd-analyze time 2>/dev/null | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
+    timing "boot $phase (systemd-analyze time, CLOCK_MONOTONIC from the kernel's start): ${t:-systemd-analyze time gave nothing}"
+}
+
 finish() {
+    boot_timing
     journalctl -u isletd -o short-monotonic --no-pager > "$R/isletd-journal.txt" 2>&1 || true
     journalctl -o short-monotonic --no-pager > "$R/journal-all.txt" 2>&1 || true
     cp "$TRACE/trace" "$R/trace-boot$phase.txt" 2>/dev/null || true

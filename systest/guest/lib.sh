@@ -112,6 +112,8 @@ load_statuses() {
     [ -f /var/lib/systest/status ] || return 0
     while IFS=$'\t' read -r n s; do STEP_STATUS[$n]="$s"; done < /var/lib/systest/status
 }
+# timing TEXT: a figure for docs/PERFORMANCE.md, into $R/timings.txt (the host prints them).
+timing() { printf '%s\n' "$*" >> "$R/timings.txt"; log "timing: $*"; }
 # Inside a step: fail "why" / skip "why".
 fail() { printf '%s' "$*" > /run/systest-fail; log "FAIL: $*"; exit 1; }
 skip() { printf '%s' "$*" > /run/systest-skip; log "SKIP: $*"; exit 2; }
