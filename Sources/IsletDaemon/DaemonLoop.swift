@@ -100,7 +100,7 @@ extension Daemon {
         // While the clock is behind the last save, time stands at the save for the activities:
         // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.
         if let behind = clockBehindUntil {
-            consider(clock.monotonicInstant(of: behind, unfloored: true))
+            consider(clock.monotonicInstant(of: behind))
         } else {
             consider(nextFrameChange(now: now).map { clock.monotonicInstant(of: $0) })
         }

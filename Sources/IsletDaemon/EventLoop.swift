@@ -15,8 +15,6 @@ final class EventLoop {
 
     init() throws(SystemError) { epoll = try Epoll() }
 
-    var count: Int { table.count }
-
     func register(_ fd: Int32, readable: Bool = true, writable: Bool = false, _ handler: @escaping Handler) throws(SystemError) {
         guard fd >= 0 else { return }
         try epoll.add(fd, readable: readable, writable: writable)

@@ -47,15 +47,12 @@ public final class HostClock: Sendable {
 
     public func setFloor(_ f: Instant?) { base.withLock { $0.floor = f } }
 
-    /// The CLOCK_MONOTONIC instant at which the timeline reaches `t` (the floor aside: the
-    /// instant the real timeline passes it). A deadline armed there never fires early.
-    public func monotonicInstant(of t: Instant, unfloored: Bool = true) -> MonotonicInstant {
+    /// The CLOCK_MONOTONIC instant at which the real timeline (the floor aside) reaches `t`.
+    /// A deadline armed there never fires early.
+    public func monotonicInstant(of t: Instant) -> MonotonicInstant {
         let offset = base.withLock { $0.offsetNs }
         return source.monotonic(atBootNanoseconds: t.milliseconds * 1_000_000 - offset)
     }
-
-    /// The wall clock as it is now (may have stepped since the base was taken).
-    public func wallNow() -> Instant { Instant(milliseconds: source.wallMilliseconds()) }
 
     /// Moves the base to the current wall clock. Only done while the timeline is known to be
     /// wrong: the clock was behind the last save at start and has since been corrected.

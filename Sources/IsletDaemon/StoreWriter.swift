@@ -20,7 +20,6 @@ final class StoreWriter: Sendable {
     private struct State: Sendable {
         var waiting: (generation: UInt64, activities: [Activity])?
         var completed: [Completion] = []
-        var writing = false
         var stopping = false
     }
     private let state = Mutex(State())
@@ -59,9 +58,6 @@ final class StoreWriter: Sendable {
         return state.withLock { s in defer { s.completed = [] }; return s.completed }
     }
 
-    /// True while a write is queued or under way.
-    var busy: Bool { state.withLock { $0.writing || $0.waiting != nil } }
-
     /// Finishes what is queued, then ends the thread (at shutdown).
     func finish() {
         state.withLock { $0.stopping = true }
@@ -75,15 +71,11 @@ final class StoreWriter: Sendable {
             while let job = state.withLock({ s -> (generation: UInt64, activities: [Activity])? in
                 let j = s.waiting
                 s.waiting = nil
-                s.writing = j != nil
                 return j
             }) {
                 var error: String?
                 do { try save(job.activities) } catch let e { error = "\(e)" }
-                state.withLock {
-                    $0.writing = false
-                    $0.completed.append(Completion(generation: job.generation, error: error))
-                }
+                state.withLock { $0.completed.append(Completion(generation: job.generation, error: error)) }
                 done.signal()
             }
             if state.withLock({ $0.stopping && $0.waiting == nil }) { break }
