@@ -125,7 +125,7 @@ public final class Daemon {
         if let problem = FileStore.unsafeDirectory(paths.stateDir) {
             throw DaemonStartError("refusing the state directory: \(problem)", status: 73)
         }
-        let store = FileStore(directory: paths.stateDir, system: storeSystem, now: { clock.now() })
+        let store = FileStore(directory: paths.stateDir, system: storeSystem, timeline: clock)
         self.store = store
 
         // Signals arrive through a descriptor in the table; they are blocked before any thread
@@ -185,10 +185,8 @@ public final class Daemon {
     /// CLOCK_BOOTTIME's, whatever the wall clock says; after a reboot only the wall clock is
     /// left, and while it is behind the save, time stands at the save.
     private func restoreTimeline(_ loaded: LoadedState) {
-        if let savedAt = loaded.savedAt, let id = loaded.bootID, id == BootID.current, let ms = loaded.bootMs {
-            let since = loopClock.bootMilliseconds() - ms
-            if since >= 0 {
-                clock.continueTimeline(at: savedAt + .milliseconds(since))
+        if let saved = loaded.timeline, let id = loaded.bootID, id == BootID.current {
+            if clock.continueTimeline(after: saved) {
                 let skew = loopClock.wallMilliseconds() - clock.now().milliseconds
                 if abs(skew) > 2000 {
                     log.notice("restarted in the same boot: timers continue from the last save by the boot clock; the wall clock differs from that by \(skew / 1000) s")

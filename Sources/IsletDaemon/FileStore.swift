@@ -12,14 +12,21 @@ struct StateFile: Codable {
     var schema: Int
     /// The timeline instant of the save: a restart whose clock is behind it shows activities stale.
     var savedAt: String
-    /// The kernel's boot id and CLOCK_BOOTTIME (ms) at the save: a restart in the same boot
-    /// measures the time since the save with them, not with the wall clock. Absent in files of
-    /// earlier versions (schema 1 either way: readers ignore what they do not know).
+    /// The kernel's boot id and CLOCK_BOOTTIME at the save: a restart in the same boot measures
+    /// the time since the save with them, not with the wall clock. `boot_ms` is kept for
+    /// earlier versions; `boot_ns` and `timeline_offset_ns` (timeline minus CLOCK_BOOTTIME) let
+    /// a restart continue the timeline to the nanosecond. Absent in files of earlier versions
+    /// (schema 1 either way: readers ignore what they do not know).
     var bootID: String?
     var bootMs: Int64?
+    var bootNs: Int64?
+    var timelineOffsetNs: Int64?
     var activities: [Activity]
 
-    enum CodingKeys: String, CodingKey { case schema, savedAt = "saved_at", bootID = "boot_id", bootMs = "boot_ms", activities }
+    enum CodingKeys: String, CodingKey {
+        case schema, savedAt = "saved_at", bootID = "boot_id", bootMs = "boot_ms", bootNs = "boot_ns"
+        case timelineOffsetNs = "timeline_offset_ns", activities
+    }
 }
 
 /// This boot of the kernel: /proc/sys/kernel/random/boot_id, a new random UUID at every boot.
@@ -35,9 +42,9 @@ public enum BootID {
 public struct LoadedState: Sendable {
     public var activities: [Activity]
     public var savedAt: Instant?
-    /// The boot id and CLOCK_BOOTTIME (ms) of the save, when the file has them.
+    /// The boot id of the save and its timeline stamp, when the file has them.
     public var bootID: String? = nil
-    public var bootMs: Int64? = nil
+    public var timeline: TimelineStamp? = nil
     /// A problem to report (the file was moved aside), or nil.
     public var problem: String?
 }
@@ -73,15 +80,23 @@ public struct LiveStoreSystem: StoreSystem {
 public final class FileStore: ActivityStore {
     public let directory: String
     public var path: String { directory + "/activities.json" }
-    private let now: @Sendable () -> Instant
+    private let stamp: @Sendable () -> TimelineStamp
     private let system: any StoreSystem
     /// Serializes writers: the temp file name is shared.
     private let lock = Mutex<Int>(0)
 
+    /// Saves stamped by the daemon's timeline (with its exact offset).
+    public init(directory: String, system: any StoreSystem = LiveStoreSystem(), timeline: HostClock) {
+        self.directory = directory
+        self.system = system
+        self.stamp = { timeline.stamp() }
+    }
+
+    /// Saves stamped `now()`, with no offset to continue from (tests, tools).
     public init(directory: String, system: any StoreSystem = LiveStoreSystem(), now: @escaping @Sendable () -> Instant) {
         self.directory = directory
         self.system = system
-        self.now = now
+        self.stamp = { TimelineStamp(at: now(), bootNanoseconds: Int64(clamping: SystemClock.bootNanoseconds()), offsetNanoseconds: nil) }
     }
 
     /// Why a directory is no place for the state, or nil: it must be a directory that only its
@@ -107,8 +122,10 @@ public final class FileStore: ActivityStore {
 
     /// The synchronous core of `save`.
     public func saveNow(_ activities: [Activity]) throws {
-        let file = StateFile(schema: StateFile.schemaVersion, savedAt: ISO8601.format(now()),
-                             bootID: BootID.current, bootMs: Posix.bootMilliseconds(), activities: activities)
+        let t = stamp()
+        let file = StateFile(schema: StateFile.schemaVersion, savedAt: ISO8601.format(t.at), bootID: BootID.current,
+                             bootMs: t.bootNanoseconds / 1_000_000, bootNs: t.bootNanoseconds,
+                             timelineOffsetNs: t.offsetNanoseconds, activities: activities)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = Array(try encoder.encode(file)) + [UInt8(ascii: "\n")]
@@ -177,7 +194,10 @@ public final class FileStore: ActivityStore {
             guard let savedAt = ISO8601.parse(file.savedAt) else {
                 return .failure(Unusable(reason: "saved_at is not an ISO-8601 instant"))
             }
-            return .success(LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID, bootMs: file.bootMs, problem: nil))
+            let boot = file.bootNs ?? file.bootMs.map { $0 * 1_000_000 }
+            let timeline = boot.map { TimelineStamp(at: savedAt, bootNanoseconds: $0, offsetNanoseconds: file.timelineOffsetNs) }
+            return .success(LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID,
+                                        timeline: timeline, problem: nil))
         } catch {
             return .failure(Unusable(reason: "it does not decode (\(error))"))
         }

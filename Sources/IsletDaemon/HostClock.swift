@@ -38,14 +38,34 @@ public final class HostClock: Sendable {
         return Instant(milliseconds: Self.floorDiv(source.bootNanoseconds() + offset, 1_000_000))
     }
 
-    /// Continues a timeline: `instant` is now (a restart in the same boot continues the last
-    /// process's timeline by CLOCK_BOOTTIME, whatever the wall clock says).
-    public func continueTimeline(at instant: Instant) {
+    public func setFloor(_ f: Instant?) { base.withLock { $0.floor = f } }
+
+    /// What a save records of the timeline, read under one lock: the instant, CLOCK_BOOTTIME,
+    /// and the exact offset between the two (nil while a floor holds the timeline: the offset
+    /// then describes a clock known to be wrong, and a restart should start from the save).
+    public func stamp() -> TimelineStamp {
         let boot = source.bootNanoseconds()
-        base.withLock { $0.offsetNs = instant.milliseconds * 1_000_000 - boot }
+        return base.withLock { b in
+            let raw = Instant(milliseconds: Self.floorDiv(boot + b.offsetNs, 1_000_000))
+            let floored = b.floor.map { raw < $0 } ?? false
+            return TimelineStamp(at: floored ? b.floor ?? raw : raw, bootNanoseconds: boot,
+                                 offsetNanoseconds: floored ? nil : b.offsetNs)
+        }
     }
 
-    public func setFloor(_ f: Instant?) { base.withLock { $0.floor = f } }
+    /// Continues the timeline of an earlier process of this boot from its last save. With the
+    /// saved offset the timeline goes on to the nanosecond (the ticks keep their phase across
+    /// a restart); a save without one (an older file, or a floored timeline) continues from its
+    /// instant plus the boot clock's time since, to the millisecond. False when the boot clock
+    /// is behind the save, which in one boot means the save is not what it claims.
+    @discardableResult
+    public func continueTimeline(after saved: TimelineStamp) -> Bool {
+        let boot = source.bootNanoseconds()
+        guard boot >= saved.bootNanoseconds else { return false }
+        let offset = saved.offsetNanoseconds ?? (saved.at.milliseconds * 1_000_000 - saved.bootNanoseconds)
+        base.withLock { $0.offsetNs = offset }
+        return true
+    }
 
     /// The CLOCK_MONOTONIC instant at which the real timeline (the floor aside) reaches `t`.
     /// A deadline armed there never fires early.
@@ -62,4 +82,20 @@ public final class HostClock: Sendable {
     }
 
     private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+}
+
+/// The timeline as a save records it (HostClock.stamp).
+public struct TimelineStamp: Sendable, Equatable {
+    /// The timeline's instant (the floor while one holds).
+    public var at: Instant
+    /// CLOCK_BOOTTIME at the stamp.
+    public var bootNanoseconds: Int64
+    /// Timeline minus CLOCK_BOOTTIME, in nanoseconds; nil when the save cannot vouch for it.
+    public var offsetNanoseconds: Int64?
+
+    public init(at: Instant, bootNanoseconds: Int64, offsetNanoseconds: Int64?) {
+        self.at = at
+        self.bootNanoseconds = bootNanoseconds
+        self.offsetNanoseconds = offsetNanoseconds
+    }
 }
