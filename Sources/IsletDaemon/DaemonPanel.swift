@@ -10,9 +10,14 @@ extension Daemon {
     /// What the panel presents now: the test pattern while it lasts, else the policy's scene.
     /// The policy is the one place that decides the presentation; the renderer draws it and
     /// watchers are told it.
-    func presentationName(now: Instant) -> String {
-        if testPatternUntil != nil { return "test_pattern" }
-        return policy.scene(of: book.activities, now: now)?.presentation.rawValue ?? "off"
+    func presentationName(now: Instant) -> String { shown(now: now).presentation }
+
+    /// The presentation's name and the timers it shows, left to right (none for the test
+    /// pattern or a dark panel): what clients are told so they never decide it themselves.
+    func shown(now: Instant) -> (presentation: String, timers: [String]) {
+        if testPatternUntil != nil { return ("test_pattern", []) }
+        guard let scene = policy.scene(of: book.activities, now: now) else { return ("off", []) }
+        return (scene.presentation.rawValue, scene.activities.map(\.timerID))
     }
 
     var wantsPanel: Bool { !book.activities.isEmpty || panel.displayIsOn || testPatternUntil != nil }

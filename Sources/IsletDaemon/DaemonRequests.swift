@@ -292,9 +292,9 @@ extension Daemon {
     // MARK: what clients and systemd are told
 
     func snapshot(now: Instant) -> ControlResponse {
-        ControlResponse(ok: true, event: nil, activities: book.activities.map { ActivityReport(activity: $0, now: now) },
-                        presentation: presentationName(now: now),
-                        status: nil, error: nil, now: now)
+        let (presentation, timers) = shown(now: now)
+        return ControlResponse(ok: true, event: nil, activities: book.activities.map { ActivityReport(activity: $0, now: now) },
+                               presentation: presentation, shownTimers: timers, status: nil, error: nil, now: now)
     }
 
     func broadcastChange(now: Instant) {

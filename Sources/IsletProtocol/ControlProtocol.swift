@@ -361,22 +361,27 @@ public struct ControlResponse: Codable, Sendable {
     public var event: String?
     public var activities: [ActivityReport]?
     public var presentation: String?
+    /// The timers the panel shows, left to right: one when compact or expanded, two when
+    /// minimal, none when off. With `presentation` it is the daemon's scene, so a client draws
+    /// what the pill shows without deciding a presentation of its own.
+    public var shownTimers: [String]?
     public var status: DaemonStatus?
     public var error: ProtocolError?
     /// The daemon's timeline at the answer: clients that tick on their own correct by it.
     public var now: Instant?
 
-    package init(ok: Bool, event: String? = nil, activities: [ActivityReport]? = nil, presentation: String? = nil, status: DaemonStatus? = nil, error: ProtocolError? = nil, now: Instant? = nil) {
+    package init(ok: Bool, event: String? = nil, activities: [ActivityReport]? = nil, presentation: String? = nil, shownTimers: [String]? = nil, status: DaemonStatus? = nil, error: ProtocolError? = nil, now: Instant? = nil) {
         self.ok = ok
         self.event = event
         self.activities = activities
         self.presentation = presentation
+        self.shownTimers = shownTimers
         self.status = status
         self.error = error
         self.now = now
     }
 
-    enum CodingKeys: String, CodingKey { case ok, event, activities, presentation, status, error, now }
+    enum CodingKeys: String, CodingKey { case ok, event, activities, presentation, shownTimers = "shown_timers", status, error, now }
     enum ErrorKeys: String, CodingKey { case code, message }
 
     public static func failure(_ e: ProtocolError) -> ControlResponse {
@@ -388,6 +393,7 @@ public struct ControlResponse: Codable, Sendable {
         ok = try c.decode(Bool.self, forKey: .ok)
         event = try c.decodeIfPresent(String.self, forKey: .event)
         presentation = try c.decodeIfPresent(String.self, forKey: .presentation)
+        shownTimers = try c.decodeIfPresent([String].self, forKey: .shownTimers)
         status = try c.decodeIfPresent(DaemonStatus.self, forKey: .status)
         now = try c.decodeIfPresent(String.self, forKey: .now).flatMap(ISO8601.parse)
         let at = now ?? Instant(milliseconds: 0)
@@ -403,6 +409,16 @@ public struct ControlResponse: Codable, Sendable {
     /// The activities without their shown extras.
     public var activityList: [Activity]? { activities?.map(\.activity) }
 
+    /// The activities the panel shows, in the order drawn (`shown_timers`); with `timer`, only
+    /// that timer's, and nothing when the panel does not show it.
+    public func shownActivities(timer: String? = nil) -> [Activity] {
+        guard let ids = shownTimers, let list = activities else { return [] }
+        return ids.compactMap { id in
+            guard timer == nil || id == timer else { return nil }
+            return list.first { $0.activity.timerID == id }?.activity
+        }
+    }
+
     /// How far the daemon's timeline is ahead of this process's wall clock, in ms.
     public func skewMilliseconds(receivedAt local: Instant) -> Int64 {
         guard let now else { return 0 }
@@ -415,6 +431,7 @@ public struct ControlResponse: Codable, Sendable {
         try c.encodeIfPresent(event, forKey: .event)
         try c.encodeIfPresent(activities, forKey: .activities)
         try c.encodeIfPresent(presentation, forKey: .presentation)
+        try c.encodeIfPresent(shownTimers, forKey: .shownTimers)
         try c.encodeIfPresent(status, forKey: .status)
         try c.encodeIfPresent(now.map(ISO8601.format), forKey: .now)
         if let error {

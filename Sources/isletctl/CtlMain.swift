@@ -245,7 +245,11 @@ public enum CtlMain {
         }
         try client.send(ControlRequest(op: .watch).encodedLine())
         var activities: [Activity] = []
-        var presentation = "off"
+        // The daemon's scene as of its last line: the presentation and the activities it shows.
+        // The daemon decides both (and sends a change when an expanded view ends); this only
+        // draws them, ticking the time between lines.
+        var presentation: Presentation?
+        var shown: [Activity] = []
         var skew: Int64 = 0
         func daemonNow() -> Instant { Instant(milliseconds: Posix.wallMilliseconds() + skew) }
         // Without fonts the client still streams, as text only.
@@ -271,16 +275,15 @@ public enum CtlMain {
                 let r = try ControlClient.decode(line)
                 skew = r.skewMilliseconds(receivedAt: Instant(milliseconds: Posix.wallMilliseconds()))
                 activities = (r.activityList ?? activities).filter { timer == nil || $0.timerID == timer }
-                // The daemon sends a change when an expanded view ends (after its expand_seconds).
-                presentation = r.presentation ?? presentation
+                presentation = r.presentation.flatMap(Presentation.init(rawValue:))
+                shown = r.shownActivities(timer: timer)
             }
             if json { continue }
             let t = daemonNow()
             var frame = Bitmap(width: width, height: height)
-            var policy = PresentationPolicy()
-            if presentation == "expanded" { policy.expandedUntil = t + .seconds(1) }
-            let scene = policy.scene(of: activities, now: t)
-            if let scene, let renderer { renderer.render(scene, options: RenderOptions(), into: &frame) }
+            if let presentation, !shown.isEmpty, let renderer {
+                renderer.render(Scene(activities: shown, presentation: presentation, now: t), options: RenderOptions(), into: &frame)
+            }
             var text = "\u{1B}[H" + (renderer == nil ? "" : TerminalPreview.framed(frame))
             text += describe(ControlResponse(ok: true, activities: activities, now: t), now: t, withStatus: false) + "\u{1B}[J\n"
             if text != last { last = text; writeOut(text) }

@@ -92,4 +92,20 @@ struct ControlProtocolTests {
         l2.removeLast()
         #expect(try ControlRequest.parse(l2) == e)
     }
+
+    @Test("a response names the timers the panel shows, and a client draws those, in that order")
+    func shownTimers() throws {
+        // Two activities the daemon shows minimal (b on the left), a third it does not show.
+        let line = #"{"ok":true,"presentation":"minimal","shown_timers":["b","a"],"now":"2026-06-01T10:00:00.000Z","activities":["#
+            + ["a", "b", "c"].map { #"{"attributes":{"timer":"\#($0)","kind":"countdown","cycle_seconds":60,"cycles":1,"cycle_end_seconds":3,"language":"en"},"content":{"schema":1,"phase":"running","cycle":1,"cycles":1,"reference":"2026-06-01T10:01:00.000Z","stale":false},"started_at":"2026-06-01T10:00:00.000Z","updated_at":"2026-06-01T10:00:00.000Z"}"# }.joined(separator: ",")
+            + "]}"
+        let r = try ControlClient.decode(Array(line.utf8))
+        #expect(r.shownTimers == ["b", "a"])
+        #expect(r.shownActivities().map(\.timerID) == ["b", "a"], "the drawing order is the daemon's")
+        #expect(r.shownActivities(timer: "a").map(\.timerID) == ["a"])
+        #expect(r.shownActivities(timer: "c").isEmpty, "a timer the panel does not show is not drawn")
+        // And it survives the way back (the daemon encodes, a client decodes).
+        let again = try ControlClient.decode(JSONLines.encode(r).filter { $0 != 10 })
+        #expect(again.shownTimers == ["b", "a"] && again.presentation == "minimal")
+    }
 }
