@@ -269,8 +269,9 @@ public struct PanelDriver: Sendable {
                 let rect = planRectangle(runs, target: target, base: base, limit: limit)
                 let spans = planWindowSpans(runs, target: target, base: base, limit: limit, bands: false)
                 let bands = planWindowSpans(runs, target: target, base: base, limit: limit, bands: true)
+                let trimmed = planRectangle(runs, target: target, base: base, limit: limit, trimmed: true)
                 let onward = planFromPointer(runs, target: target, base: base, limit: limit)
-                best = ([rect, bands, spans] + (onward.map { [$0] } ?? [])).min { $0.wire.cost < $1.wire.cost }
+                best = ([rect, trimmed, bands, spans] + (onward.map { [$0] } ?? [])).min { $0.wire.cost < $1.wire.cost }
             } else {
                 best = planPageSpans(runs, target: target, base: base, limit: limit)
             }

@@ -5,8 +5,9 @@ import IsletFrame
 extension PanelDriver {
     // MARK: planning (every plan is built as real transactions and priced by counting them)
 
-    /// One column/page window over the bounding box of all changes, written in one data stream.
-    func planRectangle(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int)
+    /// One column/page window over the bounding box of all changes, written in one data stream;
+    /// with `trimmed`, the stream stops at the last changed byte (the pointer is left inside).
+    func planRectangle(_ runs: [[ClosedRange<Int>]], target: [UInt8], base: Int, limit: Int, trimmed: Bool = false)
         -> (wire: Wire, window: Window?, pointer: Pointer?) {
         var lo = Int.max, hi = Int.min, p0 = Int.max, p1 = Int.min
         for (p, r) in runs.enumerated() where !r.isEmpty {
@@ -17,7 +18,10 @@ extension PanelDriver {
         let w = Window(c0: base + lo, c1: base + hi, p0: p0, p1: p1)
         var data: [UInt8] = []
         data.reserveCapacity((hi - lo + 1) * (p1 - p0 + 1))
-        for p in p0...p1 { data += target[(p * panel.width + lo)...(p * panel.width + hi)] }
+        for p in p0...p1 {
+            let end = trimmed && p == p1 ? runs[p1][runs[p1].count - 1].upperBound : hi
+            data += target[(p * panel.width + lo)...(p * panel.width + end)]
+        }
         PanelDriver.position(to: w, from: window, pointer: pointer, wire: &wire)
         wire.data(data)
         return (wire, w, advance(Pointer(column: w.c0, page: w.p0), in: w, by: data.count))

@@ -166,6 +166,30 @@ import IsletDisplay
         #expect(bus.take() == [[0x40] + [UInt8](repeating: 0xFF, count: 512)])
     }
 
+    @Test func aChangeThatEndsEarlyOnItsLastPageStopsThereAndTheNextGoesOnFromThePointer() throws {
+        let bus = RecordingBus()
+        var d = PanelDriver(bus: bus, panel: try panel128x32())
+        var f = Bitmap(width: 128, height: 32)
+        _ = try d.flush(f)
+        _ = bus.take()
+        // Page 0, columns 10–20 all lit (FFh); page 1, columns 10–12 row 8 only (01h, §8.7).
+        for x in 10...20 { for y in 0..<8 { f[x, y] = true } }
+        for x in 10...12 { f[x, 8] = true }
+        var s = try d.flush(f)
+        // Window columns 10–20 (21h 0Ah 14h), pages 0–1 (22h 00h 01h); horizontal mode walks page 0
+        // then page 1 (§10.1.3), and the stream ends after column 12 of page 1: 11 + 3 data bytes,
+        // not the rectangle's 22.
+        #expect(bus.take() == [[0x00, 0x21, 0x0A, 0x14, 0x22, 0x00, 0x01], [0x40] + [UInt8](repeating: 0xFF, count: 11) + [0x01, 0x01, 0x01]])
+        #expect(s.bytes == 7 + 15 && s.dataBytes == 14)
+
+        // The pointer was left at column 13 of page 1, inside that window: the rest of page 1
+        // goes on from there with no command at all.
+        for x in 13...20 { f[x, 8] = true }
+        s = try d.flush(f)
+        #expect(bus.take() == [[0x40] + [UInt8](repeating: 0x01, count: 8)])
+        #expect(s.bytes == 9 && s.transactions == 1)
+    }
+
     @Test func sh1106UsesPageAddressingAtColumnOffsetTwo() throws {
         let bus = RecordingBus()
         let model = try #require(PanelModel.find(.sh1106, width: 128, height: 64))
