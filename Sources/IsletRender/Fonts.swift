@@ -35,22 +35,41 @@ struct Glyph {
     var rowStart: Int
 }
 
-/// A bitmap face with its glyph cache. Glyphs are rendered once, on first use, into one pool of
-/// row masks, so drawing a cached glyph touches no allocator.
+/// A bitmap face with its glyph cache. The font file is opened by FreeType on first use, so a
+/// session pays memory only for the sizes its presentations draw. Glyphs are rendered once, on
+/// first use, into one pool of row masks, so drawing a cached glyph touches no allocator.
 struct Face {
-    let face: FT_Face
+    let library: FT_Library
     let path: String
-    /// Baseline distance from the top of a line, and the line height, in pixels.
-    let ascent: Int
-    let lineHeight: Int
+    let pixelHeight: Int?
+    let package: String
+    private var face: FT_Face? = nil
+    /// Set when opening failed: a face that cannot load draws nothing and is not retried per glyph.
+    private var unusable = false
+    /// Baseline distance from the top of a line, and the line height, in pixels (once open).
+    private(set) var ascent = 0
+    private(set) var lineHeight = 1
     private var cache: [UInt32: Glyph?] = [:]
     private(set) var rows: [UInt32] = []
 
+    /// Checks that the file is there; FreeType opens it on first use.
     init(library: FT_Library, path: String, pixelHeight: Int?, package: String) throws(FontError) {
         guard access(path, R_OK) == 0 else { throw .missing(path: path, debianPackage: package) }
+        self.library = library
+        self.path = path
+        self.pixelHeight = pixelHeight
+        self.package = package
+    }
+
+    /// Opens the file now (a start-up check, or a face about to be used); throws what FreeType says.
+    mutating func open() throws(FontError) {
+        if face != nil { return }
         var f: FT_Face?
         let err = FT_New_Face(library, path, 0, &f)
-        guard err == 0, let f else { throw .unreadable(path: path, freeTypeError: err) }
+        guard err == 0, let f else {
+            unusable = true
+            throw .unreadable(path: path, freeTypeError: err)
+        }
         // Bitmap-only faces (PCF, OTB) carry fixed strikes: select the one of the wanted height.
         let strikes = Int(f.pointee.num_fixed_sizes)
         if strikes > 0, let sizes = f.pointee.available_sizes {
@@ -63,14 +82,30 @@ struct Face {
             FT_Set_Pixel_Sizes(f, 0, FT_UInt(want))
         }
         let m = f.pointee.size.pointee.metrics
-        self.face = f
-        self.path = path
-        self.ascent = Int(m.ascender >> 6)
-        self.lineHeight = max(1, Int((m.ascender - m.descender) >> 6))
-        rows.reserveCapacity(4096)
+        face = f
+        ascent = Int(m.ascender >> 6)
+        lineHeight = max(1, Int((m.ascender - m.descender) >> 6))
+        rows.reserveCapacity(1024)
     }
 
-    func done() { FT_Done_Face(face) }
+    /// Opens and closes the file: FreeType can read it (a start-up check that keeps no memory).
+    mutating func check() throws(FontError) {
+        try open()
+        done()
+        face = nil
+    }
+
+    var isOpen: Bool { face != nil }
+
+    /// The open face, opening it on first use; nil when it cannot be opened.
+    private mutating func opened() -> FT_Face? {
+        if let face { return face }
+        if unusable { return nil }
+        do { try open() } catch { return nil }
+        return face
+    }
+
+    func done() { if let face { FT_Done_Face(face) } }
 
     // FT_LOAD_TARGET_MONO is a function-like macro (FT_LOAD_TARGET_(FT_RENDER_MODE_MONO)):
     // (mode & 15) << 16. FT_LOAD_RENDER is 1 << 2.
@@ -79,14 +114,19 @@ struct Face {
     /// The glyph for a code point, or nil when the face has none.
     mutating func glyph(_ cp: UInt32) -> Glyph? {
         if let hit = cache[cp] { return hit }
-        let g = load(cp)
+        guard let face = opened() else { return nil }
+        let g = load(cp, face)
         cache[cp] = .some(g)
         return g
     }
 
-    func has(_ cp: UInt32) -> Bool { FT_Get_Char_Index(face, FT_ULong(cp)) != 0 }
+    mutating func has(_ cp: UInt32) -> Bool {
+        if let hit = cache[cp] { return hit != nil }
+        guard let face = opened() else { return false }
+        return FT_Get_Char_Index(face, FT_ULong(cp)) != 0
+    }
 
-    private mutating func load(_ cp: UInt32) -> Glyph? {
+    private mutating func load(_ cp: UInt32, _ face: FT_Face) -> Glyph? {
         let index = FT_Get_Char_Index(face, FT_ULong(cp))
         guard index != 0, FT_Load_Glyph(face, index, Self.loadFlags) == 0, let slot = face.pointee.glyph else { return nil }
         if slot.pointee.format != FT_GLYPH_FORMAT_BITMAP, FT_Render_Glyph(slot, FT_RENDER_MODE_MONO) != 0 { return nil }

@@ -22,6 +22,9 @@ public final class Renderer: Sendable {
 
     deinit { state.withLock { $0.close() } }
 
+    /// The font files FreeType holds open (tests: fonts are opened when a drawing needs them).
+    var openFontFiles: [String] { state.withLock { $0.openFontFiles } }
+
     /// Renders the scene into `frame`, whose size is the panel's.
     /// - One activity: `presentation`. Two: both minimal, sharing the pill, the first on the
     ///   left. None, or only dismissed ones: a dark frame. A third and later are not shown.
@@ -119,9 +122,15 @@ struct RenderState: ~Copyable {
         do throws(FontError) {
             // Checked now, loaded when needed: a missing font is a start-up error, not a blank label later.
             guard access(unifontPath, R_OK) == 0 else { throw .missing(path: unifontPath, debianPackage: "xfonts-unifont") }
+            // Every face is checked now (FreeType reads it, then lets it go) and opened for good
+            // on first use: a Latin session on a 128x32 pill draws with two or three of the eighteen.
             for size in FontFiles.terminusSizes {
-                b.append(try Self.terminus(lib, directory, size, bold: true))
-                r.append(try Self.terminus(lib, directory, size, bold: false))
+                var bf = try Self.terminus(lib, directory, size, bold: true)
+                try bf.check()
+                b.append(bf)
+                var rf = try Self.terminus(lib, directory, size, bold: false)
+                try rf.check()
+                r.append(rf)
             }
             library = lib
             self.unifontPath = unifontPath
@@ -153,13 +162,20 @@ struct RenderState: ~Copyable {
     /// Runs `body` with Unifont, loading it the first time; nil when it cannot be loaded.
     mutating func withUnifont<T>(_ body: (inout Face) -> T) -> T? {
         if unifontFace == nil {
-            unifontFace = try? Face(library: library, path: unifontPath, pixelHeight: 16, package: "xfonts-unifont")
+            var u = try? Face(library: library, path: unifontPath, pixelHeight: 16, package: "xfonts-unifont")
+            do { try u?.open() } catch { u = nil }
+            unifontFace = u
         }
         guard var face = unifontFace else { return nil }
         unifontFace = nil   // no second reference while the glyph cache grows
         let result = body(&face)
         unifontFace = face
         return result
+    }
+
+    /// The font files FreeType holds open: what this session's drawing has paid for.
+    var openFontFiles: [String] {
+        (bold + regular).filter(\.isOpen).map(\.path) + (unifontFace.map { [$0.path] } ?? [])
     }
 
     mutating func close() {
