@@ -13,7 +13,15 @@ SWIFT="${SWIFT:-swift}"
 DIST="${DIST:-$root/dist}"
 # shellcheck disable=SC2206  # BUILD_FLAGS is a list of words by design
 # Full RELRO (-z now): the GOT is read-only after start-up, as Debian's hardening flags make it.
-flags=(-c release --static-swift-stdlib -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
+# Linked by the toolchain's lld with packed relative relocations (DT_RELR, glibc >= 2.36:
+# bookworm and later): a position-independent binary with the Swift runtime inside carries
+# ~38,000 of them, which as RELA entries are 0.9 MB the loader reads at every start, all of it
+# resident; packed they are 7 KB. --no-export-dynamic undoes the runtime's default of exporting
+# every symbol (the stripped binary has no other use for them), which kept 0.3 MB of symbol
+# tables resident. docs/PERFORMANCE.md, "Memory".
+flags=(-c release --static-swift-stdlib -Xswiftc -use-ld=lld
+       -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
+       -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
        --package-path "$root" ${BUILD_FLAGS:-})
 
 "$SWIFT" build "${flags[@]}"

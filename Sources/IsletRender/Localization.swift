@@ -54,9 +54,27 @@ public enum Localization {
     /// "Cycle 2 of 3" (or "Cycle 2" when open-ended) in `language`. Numbers are ASCII digits.
     public static func cycleLabel(cycle: Int, of cycles: Int?, language: String) -> String {
         if let n = cycles {
-            return string(.cycle, language: language)
-                .replacing("{cycle}", with: String(cycle)).replacing("{cycles}", with: String(n))
+            return fill(string(.cycle, language: language), ["cycle": String(cycle), "cycles": String(n)])
         }
-        return string(.cycleOpen, language: language).replacing("{cycle}", with: String(cycle))
+        return fill(string(.cycleOpen, language: language), ["cycle": String(cycle)])
+    }
+
+    /// The template with each `{name}` of `values` replaced; any other brace is kept as is.
+    /// (Plain string scanning: the daemon links no regex engine.)
+    static func fill(_ template: String, _ values: [String: String]) -> String {
+        var out = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            let after = rest[rest.index(after: open)...]
+            if let close = after.firstIndex(of: "}"), let v = values[String(after[..<close])] {
+                out += v
+                rest = after[after.index(after: close)...]
+            } else {
+                out += "{"
+                rest = after
+            }
+        }
+        return out + rest
     }
 }

@@ -48,11 +48,11 @@ for path in args.dropFirst(2).sorted() {
     let language = String(file.dropLast(".strings".count))
     var entries: [(String, String)] = []
     for (i, raw) in readFile(path).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-        let line = raw.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
+        let line = raw.drop(while: { $0 == " " || $0 == "\t" })
         if line.isEmpty || line.hasPrefix("#") { continue }
         guard let eq = line.firstIndex(of: "=") else { fail("\(path):\(i + 1): expected 'key = text'") }
         let key = line[..<eq].trimmingSuffix()
-        let value = line[line.index(after: eq)...].trimmingPrefix(while: { $0 == " " }).trimmingSuffix()
+        let value = line[line.index(after: eq)...].drop(while: { $0 == " " }).trimmingSuffix()
         guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0 == "_" }) else { fail("\(path):\(i + 1): bad key \"\(key)\"") }
         guard !value.isEmpty else { fail("\(path):\(i + 1): empty text for \(key)") }
         if entries.contains(where: { $0.0 == key }) { fail("\(path):\(i + 1): duplicate key \(key)") }
