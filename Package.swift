@@ -43,20 +43,21 @@ let package = Package(
         .executableTarget(name: "islet-strings-gen", swiftSettings: strict),
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
-        .target(name: "IsletDisplay", dependencies: ["IsletFrame"], swiftSettings: strict),
+        .target(name: "IsletErrno", swiftSettings: strict),
+        .target(name: "IsletDisplay", dependencies: ["IsletFrame", "IsletErrno"], swiftSettings: strict),
         // Buttons and chime without hardware: edges, the gesture recognizer, the button map, chime patterns.
         .target(name: "IsletInput", dependencies: ["IsletCore"], swiftSettings: strict),
         // The system-call boundary: one Errno, an owning FileDescriptor, one monotonic clock, epoll,
         // timerfd, signalfd, eventfd, sockets. libgpiod and libi2c sit in IsletLinux on top of it, so
         // isletctl (which needs sockets, not GPIO) links neither.
-        .target(name: "IsletSystem", dependencies: ["CLinux"], swiftSettings: strict),
+        .target(name: "IsletSystem", dependencies: ["CLinux", "IsletErrno"], swiftSettings: strict),
         // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
-        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletSystem"], swiftSettings: strict),
-        .target(name: "IsletLinux", dependencies: ["IsletSystem", "IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
+        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletSystem", "IsletErrno"], swiftSettings: strict),
+        .target(name: "IsletLinux", dependencies: ["IsletErrno", "IsletSystem", "IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
-                               "IsletInput", "IsletSystem", "IsletProtocol"],
+                               "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
@@ -85,7 +86,7 @@ let package = Package(
         .testTarget(name: "isletctlTests",
                     dependencies: ["isletctl", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
+        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import IsletErrno
 import IsletSystem
 import IsletProtocol
 import IsletCore

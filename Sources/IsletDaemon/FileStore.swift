@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletErrno
 import IsletSystem
 import FoundationEssentials
 import IsletCore

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import IsletErrno
 
 /// One captured transaction: when, to which address, and the bytes after the address byte.
 public struct CaptureRecord: Sendable, Hashable {
@@ -113,7 +114,7 @@ final class CaptureFile {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 {
             let code = errno
-            throw CaptureError(file: path, line: 0, message: "cannot open for writing: \(I2CError.errnoDescription(code)) (errno \(code)); check the directory exists and is writable")
+            throw CaptureError(file: path, line: 0, message: "cannot open for writing: \(Errno(code)) (errno \(code)); check the directory exists and is writable")
         }
     }
 
@@ -130,7 +131,7 @@ final class CaptureFile {
                     let code = n < 0 ? errno : EIO
                     if n < 0 && code == EINTR { continue }
                     failure = CaptureError(file: path, line: 0,
-                                           message: "capture stopped: write failed: \(I2CError.errnoDescription(code)) (errno \(code)); free space or choose another file")
+                                           message: "capture stopped: write failed: \(Errno(code)) (errno \(code)); free space or choose another file")
                     return
                 }
                 off += n
@@ -153,7 +154,7 @@ func readTextFile(_ path: String) throws(CaptureError) -> String {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     if fd < 0 {
         let code = errno
-        throw CaptureError(file: path, line: 0, message: "cannot open: \(I2CError.errnoDescription(code)) (errno \(code))")
+        throw CaptureError(file: path, line: 0, message: "cannot open: \(Errno(code)) (errno \(code))")
     }
     defer { _ = close(fd) }
     var bytes: [UInt8] = []
@@ -163,7 +164,7 @@ func readTextFile(_ path: String) throws(CaptureError) -> String {
         if n < 0 {
             if errno == EINTR { continue }
             let code = errno
-            throw CaptureError(file: path, line: 0, message: "read failed: \(I2CError.errnoDescription(code)) (errno \(code))")
+            throw CaptureError(file: path, line: 0, message: "read failed: \(Errno(code)) (errno \(code))")
         }
         if n == 0 { break }
         bytes += chunk[0..<n]

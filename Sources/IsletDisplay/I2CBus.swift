@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import IsletErrno
 
 /// How an adapter moves a write: plain I²C messages (I2C_RDWR) or SMBus I²C-block writes,
 /// where the first byte (the SSD1306 control byte) travels as the SMBus command byte.
@@ -57,31 +58,28 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
     public var device: String
     /// The 7-bit address, nil when the failure is not tied to one (opening the bus).
     public var address: UInt8?
-    public var errno: Int32
-    public var errnoText: String
+    public var errno: Errno
     public var hint: String
 
-    public init(kind: Kind, device: String, address: UInt8?, errno: Int32, errnoText: String, hint: String) {
+    public init(kind: Kind, device: String, address: UInt8?, errno: Errno, hint: String) {
         self.kind = kind
         self.device = device
         self.address = address
         self.errno = errno
-        self.errnoText = errnoText
         self.hint = hint
     }
 
     /// Maps an errno from opening a bus device node.
-    public static func opening(device: String, errno code: Int32) -> I2CError {
-        let text = errnoDescription(code)
-        switch code {
+    public static func opening(device: String, errno code: Errno) -> I2CError {
+        switch code.code {
         case ENOENT, ENODEV, ENXIO:
-            return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code, errnoText: text,
+            return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code,
                             hint: "no I²C bus at \(device): on a Raspberry Pi enable it with `dtparam=i2c_arm=on` in /boot/firmware/config.txt (or `raspi-config nonint do_i2c 0`), load i2c-dev, reboot, then check `ls /dev/i2c-*`")
         case ENOTTY:
-            return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code, errnoText: text,
+            return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code,
                             hint: "\(device) is not an I²C adapter (it refuses I2C_FUNCS): give the bus device, e.g. /dev/i2c-1 (`ls /dev/i2c-*`, `i2cdetect -l`)")
         case EACCES, EPERM:
-            return I2CError(kind: .permissionDenied, device: device, address: nil, errno: code, errnoText: text,
+            return I2CError(kind: .permissionDenied, device: device, address: nil, errno: code,
                             hint: "permission denied on \(device): add the user to the `i2c` group (`sudo usermod -aG i2c $USER`, then log in again) or run the service with SupplementaryGroups=i2c")
         default:
             return transferError(device: device, address: nil, errno: code)
@@ -89,8 +87,8 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Maps an errno from a transfer (ioctl or libi2c call) to one address.
-    public static func transfer(device: String, address: UInt8, errno code: Int32) -> I2CError {
-        switch code {
+    public static func transfer(device: String, address: UInt8, errno code: Errno) -> I2CError {
+        switch code.code {
         case EACCES, EPERM, ENOENT:
             var e = opening(device: device, errno: code)
             e.address = address
@@ -100,34 +98,27 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private static func transferError(device: String, address: UInt8?, errno code: Int32) -> I2CError {
-        let text = errnoDescription(code)
+    private static func transferError(device: String, address: UInt8?, errno code: Errno) -> I2CError {
         let at = address.map { " at 0x" + hex2($0) } ?? ""
-        switch code {
+        switch code.code {
         case ENXIO, EREMOTEIO, ENODEV:
-            return I2CError(kind: .noAcknowledge, device: device, address: address, errno: code, errnoText: text,
+            return I2CError(kind: .noAcknowledge, device: device, address: address, errno: code,
                             hint: "no device acknowledged\(at) on \(device): check wiring (SDA, SCL, VCC, GND) and the address (0x3c or 0x3d, `i2cdetect -y N`)")
         case EBUSY:
-            return I2CError(kind: .busy, device: device, address: address, errno: code, errnoText: text,
+            return I2CError(kind: .busy, device: device, address: address, errno: code,
                             hint: "the address\(at) is claimed by a kernel driver: remove a display overlay such as `dtoverlay=ssd1306` from config.txt or unbind the ssd130x driver, then retry")
         case EOPNOTSUPP, EINVAL, EMSGSIZE:
-            return I2CError(kind: .unsupported, device: device, address: address, errno: code, errnoText: text,
+            return I2CError(kind: .unsupported, device: device, address: address, errno: code,
                             hint: "the adapter behind \(device) refused this transfer: Islet falls back to SMBus block writes when I2C_FUNCS lacks plain I²C; report the adapter if this persists")
         default:
-            return I2CError(kind: .transfer, device: device, address: address, errno: code, errnoText: text,
+            return I2CError(kind: .transfer, device: device, address: address, errno: code,
                             hint: "the transfer\(at) on \(device) failed: check the cable and pull-ups, or lower the bus speed (`dtparam=i2c_arm_baudrate=100000`)")
         }
     }
 
     public var description: String {
         let at = address.map { " address 0x" + I2CError.hex2($0) } ?? ""
-        return "\(device)\(at): \(errnoText) (errno \(errno)); \(hint)"
-    }
-
-    /// The C library's text for an errno.
-    public static func errnoDescription(_ code: Int32) -> String {
-        guard let p = strerror(code) else { return "errno \(code)" }
-        return String(cString: p)
+        return "\(device)\(at): \(errno) (errno \(errno.code)); \(hint)"
     }
 
     static func hex2(_ v: UInt8) -> String {

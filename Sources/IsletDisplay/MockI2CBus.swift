@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import IsletErrno
 import IsletFrame
 import Synchronization
 
@@ -93,8 +94,8 @@ public final class MockI2CBus: I2CBus, Sendable {
             }
             if code == nil && s.panels[address] == nil { code = EREMOTEIO }
             if let code {
-                let e = I2CError.transfer(device: device, address: address, errno: code)
-                s.capture?.append("# \(stamp) \(I2CError.hex2(address)) failed: \(e.errnoText) (errno \(code))")
+                let e = I2CError.transfer(device: device, address: address, errno: Errno(code))
+                s.capture?.append("# \(stamp) \(I2CError.hex2(address)) failed: \(e.errno) (errno \(code))")
                 return e
             }
             s.capture?.append(CaptureFormat.line(CaptureRecord(nanoseconds: stamp, address: address, bytes: bytes)))

@@ -1,3 +1,4 @@
+import IsletErrno
 import CGPIOD
 import IsletSystem
 #if canImport(Glibc)

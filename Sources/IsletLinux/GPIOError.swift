@@ -4,6 +4,7 @@ import IsletSystem
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import IsletErrno
 
 /// What went wrong with GPIO, worded so a person can act on it.
 public enum GPIOError: Error, Hashable, Sendable, CustomStringConvertible {

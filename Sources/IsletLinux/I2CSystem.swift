@@ -1,26 +1,21 @@
 import CI2C
+import IsletErrno
 
 /// The thin seam just above the C calls of the I²C path: each function is one system or libi2c
 /// call, returning a value or the errno it failed with. Production uses `LiveI2CSystem`; tests
 /// replace it to drive both transports and every errno through `LinuxI2CBus`.
 public protocol I2CSystem: Sendable {
     /// open(2) with O_RDWR; the file descriptor or errno.
-    func open(_ path: String) -> Result<Int32, I2CSystemErrno>
+    func open(_ path: String) -> Result<Int32, Errno>
     func close(_ fd: Int32)
     /// ioctl(I2C_FUNCS): the adapter's functionality bit mask.
-    func functionality(_ fd: Int32) -> Result<UInt, I2CSystemErrno>
+    func functionality(_ fd: Int32) -> Result<UInt, Errno>
     /// ioctl(I2C_SLAVE): selects the address later SMBus calls go to.
-    func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, I2CSystemErrno>
+    func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, Errno>
     /// ioctl(I2C_RDWR) with one write message.
-    func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, I2CSystemErrno>
+    func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno>
     /// libi2c i2c_smbus_write_i2c_block_data: `command` then at most 32 bytes.
-    func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, I2CSystemErrno>
-}
-
-/// An errno from the seam (a typed wrapper so raw codes do not travel as bare integers).
-public struct I2CSystemErrno: Error, Sendable, Hashable {
-    public var code: Int32
-    public init(_ code: Int32) { self.code = code }
+    func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno>
 }
 
 /// I2C_FUNCS bits the bus looks at (linux/i2c.h).
@@ -33,34 +28,34 @@ public enum I2CFunctionality {
 public struct LiveI2CSystem: I2CSystem {
     public init() {}
 
-    private func check(_ r: Int32) -> Result<Void, I2CSystemErrno> {
-        r < 0 ? .failure(I2CSystemErrno(-r)) : .success(())
+    private func check(_ r: Int32) -> Result<Void, Errno> {
+        r < 0 ? .failure(Errno(-r)) : .success(())
     }
 
-    public func open(_ path: String) -> Result<Int32, I2CSystemErrno> {
+    public func open(_ path: String) -> Result<Int32, Errno> {
         let r = islet_i2c_open(path)
-        return r < 0 ? .failure(I2CSystemErrno(-r)) : .success(r)
+        return r < 0 ? .failure(Errno(-r)) : .success(r)
     }
 
     public func close(_ fd: Int32) { _ = islet_i2c_close(fd) }
 
-    public func functionality(_ fd: Int32) -> Result<UInt, I2CSystemErrno> {
+    public func functionality(_ fd: Int32) -> Result<UInt, Errno> {
         var funcs: UInt = 0
         let r = islet_i2c_get_funcs(fd, &funcs)
-        return r < 0 ? .failure(I2CSystemErrno(-r)) : .success(funcs)
+        return r < 0 ? .failure(Errno(-r)) : .success(funcs)
     }
 
-    public func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, I2CSystemErrno> {
+    public func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, Errno> {
         check(islet_i2c_set_slave(fd, UInt16(address)))
     }
 
-    public func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, I2CSystemErrno> {
-        guard bytes.count <= Int(UInt16.max) else { return .failure(I2CSystemErrno(EMSGSIZE)) }
+    public func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
+        guard bytes.count <= Int(UInt16.max) else { return .failure(Errno(EMSGSIZE)) }
         return check(bytes.withUnsafeBufferPointer { islet_i2c_rdwr_write(fd, UInt16(address), $0.baseAddress, UInt16($0.count)) })
     }
 
-    public func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, I2CSystemErrno> {
-        guard bytes.count <= 32 else { return .failure(I2CSystemErrno(EMSGSIZE)) }
+    public func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
+        guard bytes.count <= 32 else { return .failure(Errno(EMSGSIZE)) }
         return check(bytes.withUnsafeBufferPointer { islet_i2c_smbus_block_write(fd, command, $0.baseAddress, UInt8($0.count)) })
     }
 }

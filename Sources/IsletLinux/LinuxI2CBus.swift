@@ -1,3 +1,4 @@
+import IsletErrno
 import Glibc
 import Synchronization
 import IsletDisplay
@@ -25,14 +26,14 @@ public final class LinuxI2CBus: I2CBus, Sendable {
         let fd: Int32
         switch system.open(devicePath) {
         case .success(let f): fd = f
-        case .failure(let e): throw I2CError.opening(device: devicePath, errno: e.code)
+        case .failure(let e): throw I2CError.opening(device: devicePath, errno: e)
         }
         let funcs: UInt
         switch system.functionality(fd) {
         case .success(let f): funcs = f
         case .failure(let e):
             system.close(fd)
-            throw I2CError.opening(device: devicePath, errno: e.code)
+            throw I2CError.opening(device: devicePath, errno: e)
         }
         let plain = funcs & I2CFunctionality.plainI2C != 0
         let block = funcs & I2CFunctionality.smbusWriteI2CBlock != 0
@@ -42,7 +43,7 @@ public final class LinuxI2CBus: I2CBus, Sendable {
         case .smbusBlock? where block, nil where block: transport = .smbusBlock
         default:
             system.close(fd)
-            var e = I2CError.opening(device: devicePath, errno: EOPNOTSUPP)
+            var e = I2CError.opening(device: devicePath, errno: Errno(EOPNOTSUPP))
             e.kind = .unsupported
             e.hint = "the adapter behind \(devicePath) offers neither plain I²C writes nor SMBus I²C-block writes"
                 + (preferred.map { " (or not the requested \($0))" } ?? "") + "; use another bus"
@@ -56,12 +57,12 @@ public final class LinuxI2CBus: I2CBus, Sendable {
 
     public func write(address: UInt8, bytes: [UInt8]) throws(I2CError) {
         guard let command = bytes.first, bytes.count <= capabilities.maxTransactionBytes, address < 0x80 else {
-            throw I2CError.transfer(device: devicePath, address: address, errno: bytes.isEmpty || address >= 0x80 ? EINVAL : EMSGSIZE)
+            throw I2CError.transfer(device: devicePath, address: address, errno: Errno(bytes.isEmpty || address >= 0x80 ? EINVAL : EMSGSIZE))
         }
         // I2C_SLAVE (not I2C_SLAVE_FORCE) once per address on both transports: it is where the
         // kernel reports EBUSY for an address a driver has claimed (an ssd1306 overlay). I2C_RDWR
         // skips that check, so without it the plain path would fight the kernel driver silently.
-        let result: Result<Void, I2CSystemErrno> = selected.withLock { current in
+        let result: Result<Void, Errno> = selected.withLock { current in
             if current != address {
                 switch system.setSlaveAddress(fd, address) {
                 case .success: current = address
@@ -76,7 +77,7 @@ public final class LinuxI2CBus: I2CBus, Sendable {
             }
         }
         if case .failure(let e) = result {
-            throw I2CError.transfer(device: devicePath, address: address, errno: e.code)
+            throw I2CError.transfer(device: devicePath, address: address, errno: e)
         }
     }
 

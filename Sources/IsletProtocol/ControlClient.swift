@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletErrno
 import FoundationEssentials
 import IsletCore
 import IsletSystem

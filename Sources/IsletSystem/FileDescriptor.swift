@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletErrno
 
 /// An open file descriptor that belongs to this object: closed exactly once, when `close()` is
 /// called or the object goes away. Reads and writes retry EINTR and report errno as `Errno`.

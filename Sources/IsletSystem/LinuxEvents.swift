@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletErrno
 import CLinux
 
 /// The event loop's readiness source: one epoll instance; each registered descriptor is its tag.

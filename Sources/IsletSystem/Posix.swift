@@ -1,17 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletErrno
 
 // The few POSIX helpers both isletd and isletctl use (the control client writes and reads its
 // socket with them); a module of its own so the client links no GPIO or I²C library.
-
-/// An errno value as a typed error whose description is the C library's text.
-public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
-    public var code: Int32
-    public init(_ code: Int32) { self.code = code }
-    public static var current: Errno { Errno(errno) }
-    public var description: String { String(cString: strerror(code)) }
-}
 
 /// A system call failure: what was attempted, on what, and the errno text.
 public struct SystemError: Error, CustomStringConvertible, Sendable {

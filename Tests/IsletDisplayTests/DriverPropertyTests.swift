@@ -172,7 +172,7 @@ import Glibc
             Issue.record("expected a failure")
         } catch {
             guard case .bus(let e) = error else { Issue.record("wrong error \(error)"); return }
-            #expect(e.kind == .noAcknowledge && e.device == "/dev/i2c-1" && e.address == 0x3C && e.errno == EREMOTEIO)
+            #expect(e.kind == .noAcknowledge && e.device == "/dev/i2c-1" && e.address == 0x3C && e.errno.code == EREMOTEIO)
             #expect(e.description.contains("0x3c") && e.description.contains("i2cdetect"))
         }
     }

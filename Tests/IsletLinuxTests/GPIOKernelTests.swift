@@ -1,3 +1,4 @@
+import IsletErrno
 import Testing
 import IsletSystem
 import IsletLinux

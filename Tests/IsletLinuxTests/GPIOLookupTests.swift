@@ -1,3 +1,4 @@
+import IsletErrno
 import IsletInput
 import IsletSystem
 import Testing

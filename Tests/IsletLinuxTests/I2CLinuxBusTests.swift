@@ -1,3 +1,4 @@
+import IsletErrno
 import IsletDisplay
 import IsletFrame
 import Testing
@@ -34,43 +35,43 @@ final class FakeI2CSystem: I2CSystem, Sendable {
 
     var calls: [Call] { state.withLock { $0.calls } }
 
-    func open(_ path: String) -> Result<Int32, I2CSystemErrno> {
+    func open(_ path: String) -> Result<Int32, Errno> {
         state.withLock { s in
             s.calls.append(.open(path))
-            if let e = s.openErrno { return .failure(I2CSystemErrno(e)) }
+            if let e = s.openErrno { return .failure(Errno(e)) }
             return .success(7)
         }
     }
     func close(_ fd: Int32) { state.withLock { $0.calls.append(.close(fd)) } }
-    func functionality(_ fd: Int32) -> Result<UInt, I2CSystemErrno> {
+    func functionality(_ fd: Int32) -> Result<UInt, Errno> {
         state.withLock { s in
             s.calls.append(.funcs)
-            if let e = s.funcsErrno { return .failure(I2CSystemErrno(e)) }
+            if let e = s.funcsErrno { return .failure(Errno(e)) }
             return .success(s.funcs)
         }
     }
-    func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, I2CSystemErrno> {
+    func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, Errno> {
         state.withLock { s in
             s.calls.append(.slave(address))
-            if let e = s.slaveErrno[address] { return .failure(I2CSystemErrno(e)) }
+            if let e = s.slaveErrno[address] { return .failure(Errno(e)) }
             return .success(())
         }
     }
-    func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, I2CSystemErrno> {
+    func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
         state.withLock { s in
             s.calls.append(.plain(address, bytes))
-            if let e = s.writeErrno[address] { return .failure(I2CSystemErrno(e)) }
+            if let e = s.writeErrno[address] { return .failure(Errno(e)) }
             s.panel?.receive(bytes)
             return .success(())
         }
     }
-    func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, I2CSystemErrno> {
+    func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
         state.withLock { s in
             s.calls.append(.smbus(command, bytes))
             let slave = s.calls.reversed().compactMap { c -> UInt8? in if case .slave(let a) = c { return a }; return nil }.first ?? 0
-            if let e = s.writeErrno[slave] { return .failure(I2CSystemErrno(e)) }
+            if let e = s.writeErrno[slave] { return .failure(Errno(e)) }
             // The kernel refuses more than I2C_SMBUS_BLOCK_MAX bytes.
-            if bytes.count > 32 { return .failure(I2CSystemErrno(EINVAL)) }
+            if bytes.count > 32 { return .failure(Errno(EINVAL)) }
             s.panel?.receive([command] + bytes)
             return .success(())
         }
@@ -122,9 +123,9 @@ final class FakeI2CSystem: I2CSystem, Sendable {
             _ = try LinuxI2CBus(bus: 1, system: sys)
             Issue.record("expected \(kind)")
         } catch {
-            #expect(error.kind == kind && error.device == "/dev/i2c-1" && error.errno == code)
+            #expect(error.kind == kind && error.device == "/dev/i2c-1" && error.errno == Errno(code))
             #expect(error.hint.contains(hint))
-            #expect(error.errnoText == String(cString: strerror(code)))
+            #expect(error.errno == Errno(code) && error.description.contains(String(cString: strerror(code))))
         }
     }
 
@@ -139,7 +140,7 @@ final class FakeI2CSystem: I2CSystem, Sendable {
                 try bus.write(address: 0x3D, bytes: [0x00, 0xAE])
                 Issue.record("expected \(kind)")
             } catch {
-                #expect(error.kind == kind && error.address == 0x3D && error.errno == code)
+                #expect(error.kind == kind && error.address == 0x3D && error.errno == Errno(code))
                 #expect(error.hint.contains(hint))
                 #expect(error.description.contains("/dev/i2c-1") && error.description.contains("0x3d"))
             }
@@ -157,7 +158,7 @@ final class FakeI2CSystem: I2CSystem, Sendable {
             try bus.write(address: 0x3C, bytes: [0x00, 0xAE])
             Issue.record("expected busy")
         } catch {
-            #expect(error.kind == .busy && error.address == 0x3C && error.errno == EBUSY)
+            #expect(error.kind == .busy && error.address == 0x3C && error.errno == Errno(EBUSY))
             #expect(error.hint.contains("dtoverlay=ssd1306"))
         }
         // Nothing reached the panel's address.
@@ -205,7 +206,7 @@ final class FakeI2CSystem: I2CSystem, Sendable {
             _ = try LinuxI2CBus(devicePath: "/dev/i2c-250")
             Issue.record("a bus /dev/i2c-250 should not exist here")
         } catch {
-            #expect(error.kind == .noSuchBus && error.errno == ENOENT)
+            #expect(error.kind == .noSuchBus && error.errno == Errno(ENOENT))
             #expect(error.hint.contains("dtparam=i2c_arm=on"))
         }
     }
@@ -216,7 +217,7 @@ final class FakeI2CSystem: I2CSystem, Sendable {
             _ = try LinuxI2CBus(devicePath: "/dev/null")
             Issue.record("/dev/null is no I²C adapter")
         } catch {
-            #expect(error.kind == .noSuchBus && error.errno == ENOTTY && error.hint.contains("not an I²C adapter"))
+            #expect(error.kind == .noSuchBus && error.errno == Errno(ENOTTY) && error.hint.contains("not an I²C adapter"))
         }
     }
 }
