@@ -1,0 +1,232 @@
+import FoundationEssentials
+import IsletCore
+
+/// One activity as the protocol carries it: the activity itself plus what it shows at `now`
+/// (phase, remaining or elapsed seconds, the shown text), which a decoder recomputes.
+@dynamicMemberLookup
+public struct ActivityReport: Codable, Sendable {
+    public var activity: Activity
+    public var now: Instant
+
+    package init(activity: Activity, now: Instant) {
+        self.activity = activity
+        self.now = now
+    }
+
+    /// Reads through to the activity (`report.timerID`, `report.phase`).
+    public subscript<T>(dynamicMember path: KeyPath<Activity, T>) -> T { activity[keyPath: path] }
+
+    /// The shown extras are derived from the activity; the response's `now` is set by its decoder.
+    public init(from decoder: any Decoder) throws {
+        activity = try Activity(from: decoder)
+        now = Instant(milliseconds: 0)
+    }
+
+    enum Extra: String, CodingKey { case timer, phase, remainingSeconds = "remaining_seconds", elapsedSeconds = "elapsed_seconds", shown }
+
+    public func encode(to encoder: any Encoder) throws {
+        try activity.encode(to: encoder)
+        var c = encoder.container(keyedBy: Extra.self)
+        try c.encode(activity.timerID, forKey: .timer)
+        try c.encode(activity.phase, forKey: .phase)
+        let exact = ShownTime.exact(of: activity, at: now)
+        try c.encode(exact.jsonSeconds, forKey: activity.attributes.kind.isStopwatch ? .elapsedSeconds : .remainingSeconds)
+        try c.encode(ShownTime.format(ShownTime.seconds(of: activity, at: now)), forKey: .shown)
+    }
+}
+
+/// The daemon's counters and panel, in `status` answers.
+public struct DaemonStatus: Codable, Sendable, Hashable {
+    public var pid: Int
+    public var version: String
+    public var uptimeSeconds: Double
+    public var wakeups: Int
+    public var frames: Int
+    public var busBytes: Int
+    public var busErrors: Int
+    public var panelPresent: Bool
+    public var panelOn: Bool
+    public var bus: String
+    /// The panel's size, `WxH` (what clients draw their own pictures at).
+    public var size: String
+    public var presentation: String
+    public var clients: Int
+    public var storeError: String?
+    public var clockBehind: Bool
+    /// Times the chime was switched on since start; absent without a chime.
+    public var chimePulses: Int?
+    /// The emulated panel's visible image (mock bus only): page-packed bytes in hex.
+    public var panel: PanelImage?
+
+    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil) {
+        self.pid = pid
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.wakeups = wakeups
+        self.frames = frames
+        self.busBytes = busBytes
+        self.busErrors = busErrors
+        self.panelPresent = panelPresent
+        self.panelOn = panelOn
+        self.bus = bus
+        self.size = size
+        self.presentation = presentation
+        self.clients = clients
+        self.storeError = storeError
+        self.clockBehind = clockBehind
+        self.chimePulses = chimePulses
+        self.panel = panel
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
+        case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
+        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel
+    }
+}
+
+public struct PanelImage: Codable, Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    /// Whether the panel's display is on (a dark panel shows nothing whatever its RAM holds).
+    public var on: Bool
+    public var pages: String
+
+    public init(width: Int, height: Int, on: Bool, bytes: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.on = on
+        self.pages = Hex.encode(bytes)
+    }
+
+    public var bytes: [UInt8]? { Hex.decode(pages) }
+}
+
+package enum Hex {
+    package static func encode(_ b: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(b.count * 2)
+        for x in b { out.append(digits[Int(x >> 4)]); out.append(digits[Int(x & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    package static func decode(_ s: String) -> [UInt8]? {
+        let u = Array(s.utf8)
+        guard u.count % 2 == 0 else { return nil }
+        func v(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 48...57: c - 48
+            case 97...102: c - 87
+            case 65...70: c - 55
+            default: nil
+            }
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(u.count / 2)
+        var i = 0
+        while i < u.count {
+            guard let hi = v(u[i]), let lo = v(u[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+}
+
+/// A response line: one type for both ends (the daemon encodes it, clients decode it).
+public struct ControlResponse: Codable, Sendable {
+    public var ok: Bool
+    public var event: String?
+    public var activities: [ActivityReport]?
+    public var presentation: String?
+    /// The timers the panel shows, left to right: one when compact or expanded, two when
+    /// minimal, none when off. With `presentation` it is the daemon's scene, so a client draws
+    /// what the pill shows without deciding a presentation of its own.
+    public var shownTimers: [String]?
+    public var status: DaemonStatus?
+    public var error: ProtocolError?
+    /// The daemon's timeline at the answer: clients that tick on their own correct by it.
+    public var now: Instant?
+
+    package init(ok: Bool, event: String? = nil, activities: [ActivityReport]? = nil, presentation: String? = nil, shownTimers: [String]? = nil, status: DaemonStatus? = nil, error: ProtocolError? = nil, now: Instant? = nil) {
+        self.ok = ok
+        self.event = event
+        self.activities = activities
+        self.presentation = presentation
+        self.shownTimers = shownTimers
+        self.status = status
+        self.error = error
+        self.now = now
+    }
+
+    enum CodingKeys: String, CodingKey { case ok, event, activities, presentation, shownTimers = "shown_timers", status, error, now }
+    enum ErrorKeys: String, CodingKey { case code, message }
+
+    public static func failure(_ e: ProtocolError) -> ControlResponse {
+        ControlResponse(ok: false, event: nil, activities: nil, presentation: nil, status: nil, error: e)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        ok = try c.decode(Bool.self, forKey: .ok)
+        event = try c.decodeIfPresent(String.self, forKey: .event)
+        presentation = try c.decodeIfPresent(String.self, forKey: .presentation)
+        shownTimers = try c.decodeIfPresent([String].self, forKey: .shownTimers)
+        status = try c.decodeIfPresent(DaemonStatus.self, forKey: .status)
+        now = try c.decodeIfPresent(String.self, forKey: .now).flatMap(ISO8601.parse)
+        let at = now ?? Instant(milliseconds: 0)
+        activities = try c.decodeIfPresent([ActivityReport].self, forKey: .activities)?.map { var r = $0; r.now = at; return r }
+        if c.contains(.error) {
+            let e = try c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
+            error = ProtocolError(try e.decode(String.self, forKey: .code), try e.decode(String.self, forKey: .message))
+        } else {
+            error = nil
+        }
+    }
+
+    /// The activities without their shown extras.
+    public var activityList: [Activity]? { activities?.map(\.activity) }
+
+    /// The activities the panel shows, in the order drawn (`shown_timers`); with `timer`, only
+    /// that timer's, and nothing when the panel does not show it.
+    public func shownActivities(timer: String? = nil) -> [Activity] {
+        guard let ids = shownTimers, let list = activities else { return [] }
+        return ids.compactMap { id in
+            guard timer == nil || id == timer else { return nil }
+            return list.first { $0.activity.timerID == id }?.activity
+        }
+    }
+
+    /// How far the daemon's timeline is ahead of this process's wall clock, in ms.
+    public func skewMilliseconds(receivedAt local: Instant) -> Int64 {
+        guard let now else { return 0 }
+        return (now - local).wholeMilliseconds
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(ok, forKey: .ok)
+        try c.encodeIfPresent(event, forKey: .event)
+        try c.encodeIfPresent(activities, forKey: .activities)
+        try c.encodeIfPresent(presentation, forKey: .presentation)
+        try c.encodeIfPresent(shownTimers, forKey: .shownTimers)
+        try c.encodeIfPresent(status, forKey: .status)
+        try c.encodeIfPresent(now.map(ISO8601.format), forKey: .now)
+        if let error {
+            var e = c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
+            try e.encode(error.code, forKey: .code)
+            try e.encode(error.message, forKey: .message)
+        }
+    }
+}
+
+package enum JSONLines {
+    /// One value as a line; an encoding failure becomes an internal error line, never a crash.
+    package static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let d = try? encoder.encode(value) { return Array(d) + [10] }
+        return Array(#"{"error":{"code":"internal","message":"the answer could not be encoded"},"ok":false}"#.utf8) + [10]
+    }
+}
