@@ -68,6 +68,19 @@ shlibs="$(cd "$stage/src" && dpkg-shlibdeps -O "$tree/usr/bin/isletd" "$tree/usr
     || { cat "$stage/shlibdeps.err" >&2; die "dpkg-shlibdeps could not work out the libraries' packages"; }
 depends="${shlibs#shlibs:Depends=}"
 [ -n "$depends" ] || die "dpkg-shlibdeps found no libraries: is dist/bin a dynamic executable?"
+# Packed relative relocations (scripts/release.sh) need glibc 2.36's loader; the binary says so
+# with a GLIBC_ABI_DT_RELR version reference, which dpkg-shlibdeps does not map to a version
+# (it is a version with no symbols): raise libc6 to 2.36 so apt refuses an older system
+# instead of installing a daemon its loader cannot start.
+if [[ "$(readelf -V "$tree/usr/bin/isletd" "$tree/usr/bin/isletctl")" == *GLIBC_ABI_DT_RELR* ]]; then
+    libc="$(grep -o 'libc6 (>= [^)]*)' <<<"$depends" || true)"
+    have="${libc#libc6 (>= }"; have="${have%)}"
+    if [ -z "$libc" ]; then
+        depends="libc6 (>= 2.36), $depends"
+    elif dpkg --compare-versions "$have" lt 2.36; then
+        depends="${depends/"$libc"/libc6 (>= 2.36)}"
+    fi
+fi
 
 size_kb="$(du -sk --exclude=DEBIAN "$tree" | cut -f1)"
 cat > "$tree/DEBIAN/control" <<CONTROL
