@@ -6,9 +6,10 @@ import IsletRender
 import Testing
 
 /// The real isletd on the mock bus, driven by the real isletctl; the panel is read back from
-/// the emulated panel (the image the bus bytes produced), through `status`. What is about time
-/// itself runs on an injected clock: DaemonInjectedTimeTests, and DaemonLoopTests.startPauseResume.
-@Suite("isletd end to end", .serialized, .timeLimit(.minutes(2)))
+/// the emulated panel (the image the bus bytes produced), through `status`. Each test has its
+/// own daemon, directory and socket, so they run in parallel. What is about time itself runs on
+/// an injected clock: DaemonInjectedTimeTests, and DaemonLoopTests.startPauseResume.
+@Suite("isletd end to end", .offPool, .timeLimit(.minutes(2)))
 struct DaemonEndToEndTests {
 
     @Test("reset darkens the panel at once")
@@ -169,13 +170,14 @@ struct DaemonEndToEndTests {
     func exitStatuses() throws {
         let d = try DaemonUnderTest()
         #expect(d.ctl("start", "--minutes", "1").status == 0)
+        // At once, while its first second is shown (on a busy machine the calls below take a while).
+        #expect(d.ctl("status", "--timer", "meditation").out.contains("meditation: running 1:00"))
         let refused = d.ctl("resume")
         #expect(refused.status == 1)
         #expect(refused.err.contains("already_running"))
         #expect(d.ctl("start", "--minutes", "1", "--seconds", "3").status == 64)
         #expect(d.ctl("end", "--dismissal", "later").status == 64)
         #expect(d.ctl("frobnicate").status == 64)
-        #expect(d.ctl("status", "--timer", "meditation").out.contains("meditation: running 1:00"))
         #expect(d.ctl("end", "--dismissal", "after:2").status == 0)
         #expect(try d.phase("meditation") == .complete, "ended: shown complete until its dismissal")
         let nobody = runProgram(Repo.isletctl, ["--socket", d.dir + "/nobody.sock", "status"])
@@ -329,7 +331,7 @@ func readPBM(_ path: String) throws -> (width: Int, height: Int, bits: [Bool]) {
     return (w, h, bits)
 }
 
-@Suite("capture replay against isletctl render", .timeLimit(.minutes(2)))
+@Suite("capture replay against isletctl render", .offPool, .timeLimit(.minutes(2)))
 struct CaptureReplayEndToEndTests {
     @Test("the daemon's bus capture, replayed, shows what isletctl render draws for the same state")
     func replayMatchesRender() throws {
@@ -395,7 +397,7 @@ struct CaptureReplayEndToEndTests {
 }
 
 /// Panel rotation and the chime, through the real daemon.
-@Suite("isletd end to end: rotation and chime", .timeLimit(.minutes(2)))
+@Suite("isletd end to end: rotation and chime", .offPool, .timeLimit(.minutes(2)))
 struct DaemonRotationChimeTests {
 
     // The chime's pulses over a session run on an injected clock: DaemonLoopTests.chime.

@@ -270,12 +270,27 @@ enum OtherUserBinaries {
         // Made once per test process, so removed when the process exits.
         atexit { removeTree(OtherUserBinaries.dir) }
         for name in ["isletd", "isletctl"] {
-            let src = name == "isletd" ? Repo.isletd : Repo.isletctl
-            _ = try? FileManager.default.copyItem(atPath: src, toPath: d + "/" + name)
-            chmod(d + "/" + name, 0o755)
+            copyExecutable(name == "isletd" ? Repo.isletd : Repo.isletctl, to: d + "/" + name)
         }
         return d
     }()
+
+    /// Writes the copy through a close-on-exec descriptor: a process another test starts
+    /// meanwhile must not inherit it open for writing, or running the copy fails with "Text file
+    /// busy" for as long as that process lives.
+    private static func copyExecutable(_ source: String, to path: String) {
+        guard let bytes = FileManager.default.contents(atPath: source) else { return }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var off = 0
+        while off < bytes.count {
+            let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            off += n
+        }
+        fchmod(fd, 0o755)
+    }
     static var isletd: String { dir + "/isletd" }
     static var isletctl: String { dir + "/isletctl" }
 }

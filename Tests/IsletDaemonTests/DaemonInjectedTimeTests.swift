@@ -8,7 +8,7 @@ import Testing
 /// Seconds of behaviour take milliseconds, and each boundary is checked to the millisecond
 /// (what the real clock could only bracket). What needs the real process (signals, exit
 /// statuses, kill -9, systemd, libfaketime) stays in DaemonEndToEndTests.
-@Suite("isletd end to end, on an injected clock", .timeLimit(.minutes(2)))
+@Suite("isletd end to end, on an injected clock", .offPool, .timeLimit(.minutes(2)))
 struct DaemonInjectedTimeTests {
     @Test("completion stays visible three seconds, then the panel goes dark")
     func completion() throws {

@@ -8,7 +8,7 @@ import Testing
 /// Issue 12: the daemon's one event loop with one owner of the state, in this process, with a
 /// disk that can be made slow or failing and a clock that moves only when the test says so.
 
-@Suite("one event loop, one owner of the state", .serialized, .timeLimit(.minutes(2)))
+@Suite("one event loop, one owner of the state", .offPool, .timeLimit(.minutes(2)))
 struct DaemonLoopTests {
     @Test("while the start's write waits for a slow disk: the frame is on the bus, status is served, a second start and a pause of that timer are refused with start_in_progress; the answer comes once the write is durable")
     func slowDisk() throws {

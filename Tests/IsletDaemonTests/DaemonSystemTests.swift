@@ -36,7 +36,7 @@ final class NotifyListener {
     }
 }
 
-@Suite("isletd and systemd, clocks across restarts", .serialized, .timeLimit(.minutes(2)))
+@Suite("isletd and systemd, clocks across restarts", .offPool, .timeLimit(.minutes(2)))
 struct DaemonSystemTests {
     @Test("READY after start, STATUS on changes, WATCHDOG at half the interval, STOPPING on SIGTERM")
     func notify() throws {

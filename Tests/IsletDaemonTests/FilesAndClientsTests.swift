@@ -23,7 +23,7 @@ final class RecordingStoreSystem: StoreSystem {
     func openDirectory(_ path: String) -> Int32 { note("open directory"); return live.openDirectory(path) }
 }
 
-@Suite("state file and odd files", .serialized, .timeLimit(.minutes(2)))
+@Suite("state file and odd files", .offPool, .timeLimit(.minutes(2)))
 struct StateFileSafetyTests {
     let now: @Sendable () -> Instant = { Instant(milliseconds: 1_800_000_000_000) }
 
@@ -126,7 +126,7 @@ final class FakeDaemon: Sendable {
     }
 }
 
-@Suite("isletctl against a refusing or silent daemon", .serialized, .timeLimit(.minutes(2)))
+@Suite("isletctl against a refusing or silent daemon", .offPool, .timeLimit(.minutes(2)))
 struct ClientRobustnessTests {
     /// isletctl was killed by SIGPIPE (141, nothing printed) when the daemon refused it.
     @Test func aRefusedConnectionPrintsTheDaemonsReason() throws {
@@ -155,7 +155,7 @@ struct ClientRobustnessTests {
     }
 }
 
-@Suite("request line limit at its boundary", .serialized, .timeLimit(.minutes(2)))
+@Suite("request line limit at its boundary", .offPool, .timeLimit(.minutes(2)))
 struct LineLimitTests {
     /// `{"op":"status"}` padded with JSON whitespace to exactly `n` bytes.
     func request(_ n: Int) -> [UInt8] {
@@ -192,7 +192,7 @@ struct LineLimitTests {
 /// Issue 13 §2: clients that lock everyone else out. A person's `isletctl status` must get
 /// through 64 stuck watchers or 64 tricklers; a pipelining client that reads is served in turns,
 /// not dropped; an unfinished line times out.
-@Suite("client fairness", .serialized, .timeLimit(.minutes(2)))
+@Suite("client fairness", .offPool, .timeLimit(.minutes(2)))
 struct ClientFairnessTests {
     @Test func aPersonGetsThroughSixtyFourStuckWatchers() throws {
         let d = try DaemonUnderTest()

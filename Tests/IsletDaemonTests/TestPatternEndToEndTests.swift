@@ -8,7 +8,7 @@ import Testing
 /// `isletd --test-pattern`, read back from the emulated module on the mock bus. What is checked is
 /// the pattern's promise to a person (docs/DISPLAY.md): a one-pixel border on all four sides and
 /// the largest corner mark at the top left, so a shifted, cut or turned picture fails.
-@Suite("test pattern end to end", .serialized, .timeLimit(.minutes(2)))
+@Suite("test pattern end to end", .offPool, .timeLimit(.minutes(2)))
 struct TestPatternEndToEndTests {
     func borderIsWhole(_ b: Bitmap) -> Bool {
         for x in 0..<b.width where !b[x, 0] || !b[x, b.height - 1] { return false }
