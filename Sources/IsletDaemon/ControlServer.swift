@@ -28,10 +28,10 @@ final class ClientConnection {
     /// Answers waiting for a durable write (or queued behind one), in request order.
     var awaiting: [DeferredAnswer] = []
 
-    init(fd: Int32, id: Int) {
+    init(fd: Int32, id: Int, nowMs: Int64) {
         self.fd = fd; self.id = id
-        lastActiveMs = Posix.bootMilliseconds()
-        lastDrainedMs = lastActiveMs
+        lastActiveMs = nowMs
+        lastDrainedMs = nowMs
     }
 
     var pendingOutput: Int { output.count - outputOffset }
@@ -64,6 +64,9 @@ final class ControlServer {
     let listenFD: Int32
     private(set) var clients: [Int32: ClientConnection] = [:]
     private var nextID = 1
+    /// CLOCK_BOOTTIME in ms: the daemon's loop clock, so its deadlines (a line's timeout, an
+    /// idle client's eviction) move with the clock a test injects.
+    let nowMs: () -> Int64
     static let maximumClients = 64
     /// At the limit, a client that has not sent a byte for this long (and is not watching)
     /// gives its place to a newcomer, so silent connections cannot lock everyone out.
@@ -80,8 +83,9 @@ final class ControlServer {
 
     /// Binds the socket. An existing socket that answers means another daemon runs: refuse;
     /// one that does not answer is a leftover of a crash: replace it.
-    init(path: String, mode: UInt32, group: String?) throws(SystemError) {
+    init(path: String, mode: UInt32, group: String?, nowMs: @escaping () -> Int64) throws(SystemError) {
         self.path = path
+        self.nowMs = nowMs
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try Posix.makeDirectories(String(path[..<slash]), mode: 0o755)
         }
@@ -144,7 +148,7 @@ final class ControlServer {
             let fd = accept(listenFD, nil, nil)
             if fd < 0 { break }
             Posix.makeNonblocking(fd)
-            let c = ClientConnection(fd: fd, id: nextID)
+            let c = ClientConnection(fd: fd, id: nextID, nowMs: nowMs())
             nextID += 1
             if clients.count >= Self.maximumClients, let (victim, why) = evictionCandidate() {
                 victim.output = []; victim.outputOffset = 0
@@ -169,7 +173,7 @@ final class ControlServer {
     /// trickler), else the watcher that has read least recently (a stuck one). Clients actively
     /// exchanging requests and answers are never evicted.
     private func evictionCandidate() -> (ClientConnection, String)? {
-        let now = Posix.bootMilliseconds()
+        let now = nowMs()
         if let idle = clients.values.filter({ !$0.watching && $0.partialSinceMs == nil && now - $0.lastActiveMs >= Self.idleEvictionMs })
             .min(by: { $0.lastActiveMs < $1.lastActiveMs }) {
             return (idle, "was idle")
@@ -193,13 +197,14 @@ final class ControlServer {
 
     /// Clients whose unfinished line is older than `lineTimeoutMs`, and the next instant
     /// (CLOCK_BOOTTIME ms) one would become so.
-    func overdue(nowMs: Int64) -> (late: [ClientConnection], next: Int64?) {
+    func overdue() -> (late: [ClientConnection], next: Int64?) {
+        let now = nowMs()
         var late: [ClientConnection] = []
         var next: Int64?
         for c in clients.values {
             guard let since = c.partialSinceMs, !c.closing else { continue }
             let due = since + Self.lineTimeoutMs
-            if due <= nowMs { late.append(c) } else { next = min(next ?? due, due) }
+            if due <= now { late.append(c) } else { next = min(next ?? due, due) }
         }
         return (late, next)
     }
@@ -215,7 +220,7 @@ final class ControlServer {
             let n = buf.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 c.input += buf[0..<n]
-                c.lastActiveMs = Posix.bootMilliseconds()
+                c.lastActiveMs = nowMs()
                 if c.input.count > ControlRequest.maximumLineBytes * 2 { break }
                 continue
             }
@@ -238,7 +243,7 @@ final class ControlServer {
         if !c.input.contains(10) {
             let pending = c.input.last == 13 ? c.input.count - 1 : c.input.count
             if pending > ControlRequest.maximumLineBytes { return .tooLong(lines) }
-            if c.input.isEmpty { c.partialSinceMs = nil } else if c.partialSinceMs == nil { c.partialSinceMs = Posix.bootMilliseconds() }
+            if c.input.isEmpty { c.partialSinceMs = nil } else if c.partialSinceMs == nil { c.partialSinceMs = nowMs() }
         } else {
             c.partialSinceMs = nil
         }
@@ -252,7 +257,7 @@ final class ControlServer {
                 let n = try Posix.writeSome(c.fd, c.output[c.outputOffset...])
                 if n == 0 { break }
                 c.outputOffset += n
-                c.lastDrainedMs = Posix.bootMilliseconds()
+                c.lastDrainedMs = nowMs()
             } catch {
                 return false
             }

@@ -161,7 +161,10 @@ public final class Daemon {
 
         interpreter = ButtonInterpreter(config: config.buttonConfig)
         // The socket last: a start-up failure above leaves no socket file behind.
-        do { server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup) }
+        do {
+            server = try ControlServer(path: paths.socket, mode: config.socketMode, group: config.socketGroup,
+                                       nowMs: { loopClock.bootMilliseconds() })
+        }
         catch { throw DaemonStartError("cannot serve the control socket: \(error)", status: 69) }
 
         let loaded = store.load()

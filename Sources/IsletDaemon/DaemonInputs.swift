@@ -16,7 +16,7 @@ extension Daemon {
         case .none: break
         case .mock:
             do {
-                let m = try MockButtons(buttons: config.buttonConfig.buttons)
+                let m = try MockButtons(buttons: config.buttonConfig.buttons, clock: loopClock)
                 mockButtons = m
                 buttonSource = m
             } catch { throw DaemonStartError("cannot set up the mock buttons: \(error)", status: 71) }

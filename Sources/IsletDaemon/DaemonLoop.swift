@@ -95,7 +95,7 @@ extension Daemon {
         }
         consider(testPatternUntil)
         if !panelReady, wantsPanel { consider(panelRetryAt) }
-        consider(server.overdue(nowMs: SystemClock.bootMilliseconds()).next.map { loopClock.monotonic(atBootNanoseconds: $0 * 1_000_000) })
+        consider(server.overdue().next.map { loopClock.monotonic(atBootNanoseconds: $0 * 1_000_000) })
         consider(gpioRetryAt)
         // While the clock is behind the last save, time stands at the save for the activities:
         // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.

@@ -184,7 +184,7 @@ extension Daemon {
 
     /// A request line must be finished within ControlServer.lineTimeoutMs of its first byte.
     func dropOverdueClients() {
-        for c in server.overdue(nowMs: SystemClock.bootMilliseconds()).late {
+        for c in server.overdue().late {
             c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("request_timeout",
                 "a request line must be finished within \(ControlServer.lineTimeoutMs / 1000) s of its first byte; the connection is closed"))))
             c.closing = true

@@ -97,6 +97,9 @@ public final class ManualLoopClock: LoopClock {
 
 final class ManualDeadline: DeadlineTimer {
     private let counter: EventCounter
+    /// The armed instant. Its lock also covers the descriptor: the loop arms (and clears) while
+    /// a test advances the clock, and a fire must neither be drained by an arm that began before
+    /// it nor be missed because the clock moved while the instant was being set.
     private let armed = Mutex<MonotonicInstant?>(nil)
     private unowned let clock: ManualLoopClock
 
@@ -106,17 +109,19 @@ final class ManualDeadline: DeadlineTimer {
     }
     var fd: Int32 { counter.fd.raw }
     func arm(at instant: MonotonicInstant?) throws(SystemError) {
-        armed.withLock { $0 = instant }
-        counter.drain()
-        fireIfDue(clock.monotonic())
-    }
-    func clear() { counter.drain() }
-    func fireIfDue(_ now: MonotonicInstant) {
-        let due = armed.withLock { a -> Bool in
-            guard let at = a, at <= now else { return false }
-            a = nil
-            return true
+        armed.withLock { a in
+            counter.drain()
+            a = instant
+            // Read under the lock: an advance either came before (and is seen here) or comes
+            // after (and sees this instant).
+            fire(&a, ifDueAt: clock.monotonic())
         }
-        if due { counter.signal() }
+    }
+    func clear() { armed.withLock { _ in _ = counter.drain() } }
+    func fireIfDue(_ now: MonotonicInstant) { armed.withLock { fire(&$0, ifDueAt: now) } }
+    private func fire(_ a: inout MonotonicInstant?, ifDueAt now: MonotonicInstant) {
+        guard let at = a, at <= now else { return }
+        a = nil
+        counter.signal()
     }
 }

@@ -4,7 +4,6 @@ import Testing
 import IsletCore
 import IsletDaemon
 import IsletLinux
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,28 +14,25 @@ private func readable(_ fd: Int32, within ms: Int32) -> Bool {
     return poll(&p, 1, ms) == 1 && (p.revents & Int16(POLLIN)) != 0
 }
 
-/// A clock the test moves by hand.
-private final class FakeClock: Sendable {
-    let now = Mutex<UInt64>(0)
-    func read() -> UInt64 { now.withLock { $0 } }
-    func set(_ t: UInt64) { now.withLock { $0 = t } }
-}
-
 @Suite(.timeLimit(.minutes(1))) struct ButtonsMockTests {
     @Test func aPressIsReadableAtOnceAndItsReleaseWhenDue() throws {
-        let clock = FakeClock()
-        clock.set(10_000_000_000)
-        let mock = try MockButtons(buttons: ["toggle", "reset"], clock: { clock.read() })
+        // The daemon's injected clock: the release is due when the test moves time, not before.
+        let clock = ManualLoopClock()
+        let t0 = clock.monotonic().nanoseconds
+        let mock = try MockButtons(buttons: ["toggle", "reset"], clock: clock)
         #expect(!readable(mock.fileDescriptor, within: 0))
         try mock.press(button: "toggle", holdMilliseconds: 120)
         // The press is due now: the descriptor is readable without waiting.
         #expect(readable(mock.fileDescriptor, within: 1_000))
-        #expect(try mock.readEdges() == [ButtonEdge(button: "toggle", pressed: true, timestampNanoseconds: 10_000_000_000)])
+        #expect(try mock.readEdges() == [ButtonEdge(button: "toggle", pressed: true, timestampNanoseconds: t0)])
         #expect(mock.pendingCount == 1)
-        // Not yet due on the test's clock.
+        // Not yet due on the test's clock, and the descriptor says so.
+        clock.advance(milliseconds: 119)
+        #expect(!readable(mock.fileDescriptor, within: 0))
         #expect(try mock.readEdges() == [])
-        clock.set(10_120_000_000)
-        #expect(try mock.readEdges() == [ButtonEdge(button: "toggle", pressed: false, timestampNanoseconds: 10_120_000_000)])
+        clock.advance(milliseconds: 1)
+        #expect(readable(mock.fileDescriptor, within: 0), "the clock reaching the release wakes the reader")
+        #expect(try mock.readEdges() == [ButtonEdge(button: "toggle", pressed: false, timestampNanoseconds: t0 + 120_000_000)])
         #expect(mock.pendingCount == 0)
         #expect(!readable(mock.fileDescriptor, within: 0))
     }
@@ -61,13 +57,13 @@ private final class FakeClock: Sendable {
     }
 
     @Test func scriptedEdgesComeOutInTimeOrder() throws {
-        let clock = FakeClock()
-        clock.set(1_000)
-        let mock = try MockButtons(buttons: ["a", "b"], clock: { clock.read() })
-        try mock.enqueue([ButtonEdge(button: "b", pressed: true, timestampNanoseconds: 500),
-                          ButtonEdge(button: "a", pressed: true, timestampNanoseconds: 100),
-                          ButtonEdge(button: "a", pressed: false, timestampNanoseconds: 2_000)])
-        #expect(try mock.readEdges().map(\.timestampNanoseconds) == [100, 500])
+        let clock = ManualLoopClock()
+        let t0 = clock.monotonic().nanoseconds
+        let mock = try MockButtons(buttons: ["a", "b"], clock: clock)
+        try mock.enqueue([ButtonEdge(button: "b", pressed: true, timestampNanoseconds: t0 - 500),
+                          ButtonEdge(button: "a", pressed: true, timestampNanoseconds: t0 - 900),
+                          ButtonEdge(button: "a", pressed: false, timestampNanoseconds: t0 + 1_000)])
+        #expect(try mock.readEdges().map(\.timestampNanoseconds) == [t0 - 900, t0 - 500])
     }
 
     // MARK: mock presses through the interpreter into the core (issue 6 §4)

@@ -8,7 +8,7 @@ import Testing
 /// different boot id in the state file) the wall clock is used, and while it is behind the save
 /// the activities show stale and keep their saved values; a countdown never shows more than its
 /// cycle. The wall clock is offset with libfaketime (the monotonic clocks stay real).
-@Suite("restarts with a wrong wall clock (libfaketime)", .serialized, .timeLimit(.minutes(2)))
+@Suite("restarts with a wrong wall clock (libfaketime)", .offPool, .timeLimit(.minutes(2)))
 struct ClockRestartTests {
     func faketime(_ offset: String) throws -> [String: String] {
         let lib = try #require(faketimeLibrary(), "libfaketime is not installed (Debian package faketime)")

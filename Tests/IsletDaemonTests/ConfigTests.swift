@@ -2,7 +2,7 @@ import Foundation
 import IsletDaemon
 import Testing
 
-@Suite("config file and command line")
+@Suite("config file and command line", .offPool)
 struct ConfigTests {
     @Test("every documented key parses, comments and blank lines are skipped")
     func fullFile() throws {

@@ -33,7 +33,13 @@ func makeTempDir() -> String {
     return p.map { String(cString: $0) } ?? "/tmp/islet-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
 }
 
-func sleepSeconds(_ s: Double) { usleep(useconds_t(s * 1_000_000)) }
+func sleepSeconds(_ s: Double) { if s > 0 { usleep(useconds_t(s * 1_000_000)) } }
+
+/// Waits until the daemon's log contains `text`, at most `seconds` (instead of a fixed sleep).
+func waitForLog(_ d: DaemonUnderTest, _ text: String, seconds: Double = 5) {
+    let end = Date().addingTimeInterval(seconds)
+    while !d.log_().contains(text), Date() < end { sleepSeconds(0.02) }
+}
 
 /// Removes a test's directory and everything in it (a test cleans up also when it fails).
 func removeTree(_ path: String) {
@@ -59,8 +65,70 @@ func runProgram(_ path: String, _ args: [String], env: [String: String] = [:]) -
     return RunResult(status: p.terminationStatus, out: String(decoding: o, as: UTF8.self), err: String(decoding: r, as: UTF8.self))
 }
 
+/// A daemon a test talks to through the real isletctl: a process (DaemonUnderTest) or the
+/// daemon on a thread of this one (InProcessDaemon, on an injected clock).
+protocol ControlledDaemon {
+    var socket: String { get }
+}
+
+extension ControlledDaemon {
+    func ctl(_ args: String...) -> RunResult { ctl(args) }
+    func ctl(_ args: [String]) -> RunResult { runProgram(Repo.isletctl, ["--socket", socket] + args) }
+
+    /// `status --json`, decoded.
+    func status() throws -> ControlResponse {
+        let r = ctl("status", "--json")
+        guard r.status == 0 else { throw HarnessError("status failed (\(r.status)): \(r.err)") }
+        return try JSONDecoder().decode(ControlResponse.self, from: Data(r.out.utf8))
+    }
+
+    /// What the emulated panel shows: nil when the display is off (dark).
+    func panel() throws -> Bitmap? {
+        guard let p = try status().status?.panel else { throw HarnessError("status carries no panel image") }
+        guard let bytes = p.bytes, let b = Bitmap(width: p.width, height: p.height, bytes: bytes) else {
+            throw HarnessError("panel image does not decode")
+        }
+        return p.on ? b : nil
+    }
+
+    /// The daemon's own `remaining_seconds` / `elapsed_seconds` for a timer, from `status --json`.
+    func seconds(_ id: String) throws -> Double? {
+        let r = ctl("status", "--json")
+        guard r.status == 0, let o = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any],
+              let acts = o["activities"] as? [[String: Any]] else { throw HarnessError("status failed: \(r.err)") }
+        guard let a = acts.first(where: { $0["timer"] as? String == id }) else { return nil }
+        return (a["remaining_seconds"] ?? a["elapsed_seconds"]) as? Double
+    }
+
+    func phase(_ id: String) throws -> Phase? { try status().activity(id)?.phase }
+
+    /// `seconds(id)` with the stretch of real time in which the daemon read it.
+    func reading(_ id: String) throws -> TimedReading? {
+        let from = Date()
+        guard let v = try seconds(id) else { return nil }
+        return TimedReading(value: v, from: from, to: Date())
+    }
+}
+
+/// A value the daemon computed at some moment between `from` and `to` (real time).
+struct TimedReading: CustomStringConvertible {
+    var value: Double
+    var from: Date
+    var to: Date
+    var description: String { String(format: "%.3f (read within %.3f s)", value, to.timeIntervalSince(from)) }
+
+    /// Whether a countdown lost, from `self` to `later`, the real time that passed between the
+    /// two readings: no less than the least, no more than the most that can have passed (the
+    /// daemon's instants are whole milliseconds; 50 ms covers the rounding). However slow the
+    /// machine, a daemon that keeps time passes; one that drifts by a tenth of a second fails.
+    func lost(toReach later: TimedReading) -> Bool {
+        let lost = value - later.value
+        return lost >= later.from.timeIntervalSince(to) - 0.05 && lost <= later.to.timeIntervalSince(from) + 0.05
+    }
+}
+
 /// One isletd on the mock bus with its own socket and state directory.
-final class DaemonUnderTest {
+final class DaemonUnderTest: ControlledDaemon {
     let dir: String
     /// Whether this harness made the directory (and so removes it).
     private let ownsDir: Bool
@@ -113,25 +181,6 @@ final class DaemonUnderTest {
     }
 
     func log_() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-
-    func ctl(_ args: String...) -> RunResult { ctl(args) }
-    func ctl(_ args: [String]) -> RunResult { runProgram(Repo.isletctl, ["--socket", socket] + args) }
-
-    /// `status --json`, decoded.
-    func status() throws -> ControlResponse {
-        let r = ctl("status", "--json")
-        guard r.status == 0 else { throw HarnessError("status failed (\(r.status)): \(r.err)") }
-        return try JSONDecoder().decode(ControlResponse.self, from: Data(r.out.utf8))
-    }
-
-    /// What the emulated panel shows: nil when the display is off (dark).
-    func panel() throws -> Bitmap? {
-        guard let p = try status().status?.panel else { throw HarnessError("status carries no panel image") }
-        guard let bytes = p.bytes, let b = Bitmap(width: p.width, height: p.height, bytes: bytes) else {
-            throw HarnessError("panel image does not decode")
-        }
-        return p.on ? b : nil
-    }
 
     func kill9() {
         guard let p = process else { return }
@@ -221,12 +270,27 @@ enum OtherUserBinaries {
         // Made once per test process, so removed when the process exits.
         atexit { removeTree(OtherUserBinaries.dir) }
         for name in ["isletd", "isletctl"] {
-            let src = name == "isletd" ? Repo.isletd : Repo.isletctl
-            _ = try? FileManager.default.copyItem(atPath: src, toPath: d + "/" + name)
-            chmod(d + "/" + name, 0o755)
+            copyExecutable(name == "isletd" ? Repo.isletd : Repo.isletctl, to: d + "/" + name)
         }
         return d
     }()
+
+    /// Writes the copy through a close-on-exec descriptor: a process another test starts
+    /// meanwhile must not inherit it open for writing, or running the copy fails with "Text file
+    /// busy" for as long as that process lives.
+    private static func copyExecutable(_ source: String, to path: String) {
+        guard let bytes = FileManager.default.contents(atPath: source) else { return }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var off = 0
+        while off < bytes.count {
+            let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            off += n
+        }
+        fchmod(fd, 0o755)
+    }
     static var isletd: String { dir + "/isletd" }
     static var isletctl: String { dir + "/isletctl" }
 }

@@ -8,101 +8,7 @@ import Testing
 /// Issue 12: the daemon's one event loop with one owner of the state, in this process, with a
 /// disk that can be made slow or failing and a clock that moves only when the test says so.
 
-/// The real system calls of a save, except that fsync can be held (a slow SD card) or fail.
-final class SlowStoreSystem: StoreSystem {
-    let live = LiveStoreSystem()
-    let holding = Mutex(false)
-    let failing = Mutex(false)
-    let fsyncs = Mutex(0)
-    func createExclusive(_ path: String, mode: mode_t) -> Int32 { live.createExclusive(path, mode: mode) }
-    func write(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) { try live.write(fd, bytes) }
-    func fsync(_ fd: Int32) -> Int32 {
-        while holding.withLock({ $0 }) { usleep(2000) }
-        fsyncs.withLock { $0 += 1 }
-        if failing.withLock({ $0 }) { errno = EIO; return -1 }
-        return live.fsync(fd)
-    }
-    func close(_ fd: Int32) { live.close(fd) }
-    func rename(_ from: String, _ to: String) -> Int32 { live.rename(from, to) }
-    func unlink(_ path: String) { live.unlink(path) }
-    func openDirectory(_ path: String) -> Int32 { live.openDirectory(path) }
-}
-
-/// isletd's Daemon running on a thread of this process, on the mock bus.
-final class InProcessDaemon: @unchecked Sendable {
-    // @unchecked: the daemon is touched only by its own thread after start; the test thread
-    // uses the socket, the stopper (thread-safe) and the files.
-    let dir = makeTempDir()
-    let disk = SlowStoreSystem()
-    let clock: any LoopClock
-    private let daemon: Daemon
-    private let finished = DispatchSemaphore(value: 0)
-    var socket: String { dir + "/islet.sock" }
-    var stateFile: String { dir + "/state/activities.json" }
-
-    init(clock: any LoopClock = SystemLoopClock(), args: [String] = [], config configText: String? = nil) throws {
-        self.clock = clock
-        var extra = args
-        if let configText {
-            try configText.write(toFile: dir + "/isletd.conf", atomically: true, encoding: .utf8)
-            extra += ["--config", dir + "/isletd.conf"]
-        }
-        let cl = try DaemonCommandLine.parse(["--bus", "mock", "--socket", dir + "/islet.sock",
-                                              "--state-dir", dir + "/state", "--log-level", "error"] + extra)
-        let config = try cl.load()
-        do {
-            daemon = try Daemon(config: config, reload: { () throws(ConfigError) -> DaemonConfig in config },
-                                log: Logger(threshold: .error), clock: clock, storeSystem: disk)
-        } catch { throw HarnessError("the daemon did not start: \(error)") }
-        Thread.detachNewThread { [self] in
-            _ = daemon.run()
-            finished.signal()
-        }
-    }
-
-    func stop() {
-        daemon.stopper.stop()
-        finished.wait()
-        removeTree(dir)
-    }
-
-    func client() throws -> RawClient { try RawClient(path: socket) }
-
-    /// One request on a new connection, its answer.
-    func request(_ json: String) throws -> [String: Any]? {
-        let c = try client()
-        c.send(json + "\n")
-        return c.readJSON()
-    }
-
-    func activities(_ answer: [String: Any]?) -> [String] {
-        ((answer?["activities"] as? [[String: Any]]) ?? []).compactMap { $0["timer"] as? String }
-    }
-
-    /// Polls `status` until `done` holds (the loop runs on its own thread), for at most 5 s.
-    func waitForStatus(_ done: ([String: Any]) -> Bool) throws -> [String: Any]? {
-        for _ in 0..<250 {
-            if let s = try request(#"{"op":"status"}"#), done(s) { return s }
-            usleep(20_000)
-        }
-        return nil
-    }
-
-    func fileTimers() -> [String]? {
-        guard let d = FileManager.default.contents(atPath: stateFile),
-              let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
-              let list = o["activities"] as? [[String: Any]] else { return nil }
-        return list.compactMap { ($0["attributes"] as? [String: Any])?["timer"] as? String }
-    }
-}
-
-/// Whether a reply line arrives within `ms` (without consuming more than it).
-func answers(_ c: RawClient, within ms: Int) -> Bool {
-    var p = pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0)
-    return poll(&p, 1, Int32(ms)) == 1
-}
-
-@Suite("one event loop, one owner of the state", .serialized, .timeLimit(.minutes(2)))
+@Suite("one event loop, one owner of the state", .offPool, .timeLimit(.minutes(2)))
 struct DaemonLoopTests {
     @Test("while the start's write waits for a slow disk: the frame is on the bus, status is served, a second start and a pause of that timer are refused with start_in_progress; the answer comes once the write is durable")
     func slowDisk() throws {
@@ -175,26 +81,25 @@ struct DaemonLoopTests {
 
     @Test("on an injected clock a 10 s countdown completes, stays 3 s and is dismissed, with no real waiting")
     func injectedClock() throws {
-        let clock = ManualLoopClock()
-        let d = try InProcessDaemon(clock: clock)
+        let d = try InProcessDaemon(clock: ManualLoopClock())
         defer { d.stop() }
         let started = try d.request(#"{"op":"start","timer":"m","seconds":10}"#)
         #expect(d.activities(started) == ["m"])
         func phase(_ s: [String: Any]) -> String? { (s["activities"] as? [[String: Any]])?.first?["phase"] as? String }
-        clock.advance(milliseconds: 4_000)
+        d.pass(milliseconds: 4_000)
         let paused = try #require(try d.request(#"{"op":"pause"}"#))
         let frozen = (paused["activities"] as? [[String: Any]])?.first?["remaining_seconds"] as? Double
         #expect(frozen == 6, "4 s of injected time went by")
-        clock.advance(milliseconds: 60_000)
+        d.pass(milliseconds: 60_000)
         let still = try #require(try d.request(#"{"op":"status"}"#))
         #expect(phase(still) == "paused")
         #expect((still["activities"] as? [[String: Any]])?.first?["remaining_seconds"] as? Double == 6, "a paused timer does not run")
         _ = try d.request(#"{"op":"resume"}"#)
-        clock.advance(milliseconds: 6_000)
+        d.pass(milliseconds: 6_000)
         #expect(try d.waitForStatus { phase($0) == "complete" } != nil, "complete once the injected clock reaches the end")
-        clock.advance(milliseconds: 2_900)
+        d.pass(milliseconds: 2_900)
         #expect(phase(try #require(try d.request(#"{"op":"status"}"#))) == "complete", "still showing before 3 s")
-        clock.advance(milliseconds: 100)
+        d.pass(milliseconds: 100)
         #expect(try d.waitForStatus { d.activities($0).isEmpty } != nil, "dismissed 3 s after completion")
     }
 
@@ -202,28 +107,20 @@ struct DaemonLoopTests {
     func chime() throws {
         // docs/HARDWARE.md [chime]: cycle_end 200 ms is one pulse; the default completion pattern
         // 200,100,200,100,400 is three. Issue 6 §2: never while paused.
-        let clock = ManualLoopClock()
-        let d = try InProcessDaemon(clock: clock, config: "[chime]\nline = mock\ncycle_end = 200\n")
+        let d = try InProcessDaemon(clock: ManualLoopClock(), config: "[chime]\nline = mock\ncycle_end = 200\n")
         defer { d.stop() }
         func pulses() throws -> Int? {
             (try d.request(#"{"op":"status"}"#)?["status"] as? [String: Any])?["chime_pulses"] as? Int
         }
-        /// Moves the clock in steps (as time passes: each step wakes the loop), then lets the
-        /// loop catch up.
-        func elapse(_ ms: Int64) {
-            var left = ms
-            while left > 0 { let step = min(left, 50); clock.advance(milliseconds: step); left -= step; usleep(2_000) }
-            usleep(30_000)
-        }
         #expect(try pulses() == 0, "a configured chime reports its count, silent so far")
         #expect(errorCode(try d.request(#"{"op":"start","seconds":1,"cycles":2,"cycle_end_seconds":1}"#)) == nil)
         #expect(errorCode(try d.request(#"{"op":"pause"}"#)) == nil)
-        elapse(1_300)
+        d.pass(milliseconds: 1_300)
         #expect(try pulses() == 0, "a paused timer reaches no cycle end and never chimes")
         #expect(errorCode(try d.request(#"{"op":"resume"}"#)) == nil)
-        elapse(1_500)   // cycle 1 ends at +1 s; cycle 2 starts at +2 s
+        d.pass(milliseconds: 1_500)   // cycle 1 ends at +1 s; cycle 2 starts at +2 s
         #expect(try pulses() == 1, "one pulse at the end of cycle 1")
-        elapse(2_600)   // completion at +3 s, its pulses at +3.0, +3.3 and +3.6 s
+        d.pass(milliseconds: 2_600)   // completion at +3 s, its pulses at +3.0, +3.3 and +3.6 s
         #expect(try pulses() == 4, "three more at completion")
         let plain = try InProcessDaemon()
         defer { plain.stop() }
@@ -232,8 +129,7 @@ struct DaemonLoopTests {
 
     @Test("start, pause (frozen panel for seconds), resume: on an injected clock, to the millisecond")
     func startPauseResume() throws {
-        let clock = ManualLoopClock()
-        let d = try InProcessDaemon(clock: clock)
+        let d = try InProcessDaemon(clock: ManualLoopClock())
         defer { d.stop() }
         func status() throws -> [String: Any] { try #require(try d.request(#"{"op":"status"}"#)) }
         func panel(_ s: [String: Any]) -> String? {
@@ -244,7 +140,7 @@ struct DaemonLoopTests {
         #expect(panel(try status()) == nil, "an idle daemon keeps the panel dark")
         #expect(errorCode(try d.request(#"{"op":"start","seconds":30}"#)) == nil)
         let running1 = try #require(panel(try status()), "a started countdown lights the panel")
-        clock.advance(milliseconds: 1_200)
+        d.pass(milliseconds: 1_200)
         let moved = try d.waitForStatus { panel($0) != running1 }
         #expect(moved != nil, "a running countdown changes the picture every second")
 
@@ -252,14 +148,13 @@ struct DaemonLoopTests {
         let frozen = try #require(remaining(paused))
         #expect(frozen == 28.8, "1.2 s of injected time went by")
         let paused1 = panel(try status())
-        clock.advance(milliseconds: 2_100)
-        usleep(50_000)
+        d.pass(milliseconds: 2_100)
         let later = try status()
         #expect(panel(later) == paused1, "paused: the same picture seconds later")
         #expect(remaining(later) == frozen, "paused: the frozen time does not move")
 
         #expect(errorCode(try d.request(#"{"op":"resume"}"#)) == nil)
-        clock.advance(milliseconds: 1_200)
+        d.pass(milliseconds: 1_200)
         let after = try #require(try d.waitForStatus { panel($0) != paused1 }, "resumed: the picture moves again")
         #expect(remaining(after) == 27.6, "resume continues from the frozen time, exactly")
     }

@@ -23,7 +23,7 @@ final class RecordingStoreSystem: StoreSystem {
     func openDirectory(_ path: String) -> Int32 { note("open directory"); return live.openDirectory(path) }
 }
 
-@Suite("state file and odd files", .serialized, .timeLimit(.minutes(2)))
+@Suite("state file and odd files", .offPool, .timeLimit(.minutes(2)))
 struct StateFileSafetyTests {
     let now: @Sendable () -> Instant = { Instant(milliseconds: 1_800_000_000_000) }
 
@@ -126,7 +126,7 @@ final class FakeDaemon: Sendable {
     }
 }
 
-@Suite("isletctl against a refusing or silent daemon", .serialized, .timeLimit(.minutes(2)))
+@Suite("isletctl against a refusing or silent daemon", .offPool, .timeLimit(.minutes(2)))
 struct ClientRobustnessTests {
     /// isletctl was killed by SIGPIPE (141, nothing printed) when the daemon refused it.
     @Test func aRefusedConnectionPrintsTheDaemonsReason() throws {
@@ -155,7 +155,7 @@ struct ClientRobustnessTests {
     }
 }
 
-@Suite("request line limit at its boundary", .serialized, .timeLimit(.minutes(2)))
+@Suite("request line limit at its boundary", .offPool, .timeLimit(.minutes(2)))
 struct LineLimitTests {
     /// `{"op":"status"}` padded with JSON whitespace to exactly `n` bytes.
     func request(_ n: Int) -> [UInt8] {
@@ -192,7 +192,7 @@ struct LineLimitTests {
 /// Issue 13 §2: clients that lock everyone else out. A person's `isletctl status` must get
 /// through 64 stuck watchers or 64 tricklers; a pipelining client that reads is served in turns,
 /// not dropped; an unfinished line times out.
-@Suite("client fairness", .serialized, .timeLimit(.minutes(2)))
+@Suite("client fairness", .offPool, .timeLimit(.minutes(2)))
 struct ClientFairnessTests {
     @Test func aPersonGetsThroughSixtyFourStuckWatchers() throws {
         let d = try DaemonUnderTest()
@@ -208,25 +208,45 @@ struct ClientFairnessTests {
         _ = stuck
     }
 
+    // The tricklers and the line timeout are about time: the daemon runs in this process on an
+    // injected clock (the control server's deadlines follow it), isletctl still asks over the socket.
+
     @Test func aPersonGetsThroughSixtyFourTricklers() throws {
-        let d = try DaemonUnderTest()
+        let d = try InProcessDaemon(clock: ManualLoopClock())
+        defer { d.stop() }
         var tricklers: [RawClient] = []
-        for _ in 0..<64 { tricklers.append(try RawClient(path: d.socket)) }
-        // Each sends a byte of a request now and then, never a whole line.
-        for c in tricklers { c.send("{") }
-        sleepSeconds(0.6)
+        for _ in 0..<64 { tricklers.append(try d.client()) }
+        // Each sends a byte of a request now and then, never a whole line. The first asks once
+        // before its byte: the answer shows the daemon has read that byte, so at least its line
+        // is old enough to give way below, whenever the daemon read the others'.
+        tricklers[0].send(#"{"op":"status"}"# + "\n{")
+        #expect(tricklers[0].readJSON()?["ok"] as? Bool == true)
+        for c in tricklers.dropFirst() { c.send("{") }
+        d.pass(milliseconds: 600)
         for c in tricklers { c.send("\"") }
-        sleepSeconds(0.6)
+        d.pass(milliseconds: 600)
         let r = d.ctl("status")
         #expect(r.status == 0, "status \(r.status): \(r.err)")
+        var told = 0
+        for c in tricklers {
+            var tv = timeval(tv_sec: 0, tv_usec: 1000)
+            setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            if errorCode(c.readJSON()) == "too_many_clients" { told += 1 }
+        }
+        #expect(told == 1, "one place was needed, one trickler gave it: \(told)")
     }
 
     @Test func anUnfinishedLineTimesOut() throws {
-        let d = try DaemonUnderTest()
-        let c = try RawClient(path: d.socket)
-        c.send(#"{"op":"sta"#)
-        let answer = c.readJSON()   // RawClient waits up to 5 s per read; the daemon answers at 5 s
-        let late = answer == nil ? c.readJSON() : answer
+        let d = try InProcessDaemon(clock: ManualLoopClock())
+        defer { d.stop() }
+        let c = try d.client()
+        // A whole request first: its answer shows the daemon has read the unfinished line after it.
+        c.send(#"{"op":"status"}"# + "\n" + #"{"op":"sta"#)
+        #expect(c.readJSON()?["ok"] as? Bool == true)
+        d.pass(milliseconds: 4_999)
+        #expect(!answers(c, within: 0), "the line has 5 s to be finished")
+        d.pass(milliseconds: 1)
+        let late = c.readJSON()
         #expect(errorCode(late) == "request_timeout", "\(String(describing: late))")
     }
 

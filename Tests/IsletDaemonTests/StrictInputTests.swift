@@ -5,7 +5,7 @@ import Testing
 /// Issue 13 §3: inputs a person or a program might send that used to be read loosely. The
 /// protocol's JSON is RFC 8259 with no duplicate keys or trailing commas; the config parser takes
 /// a BOM and CRLF, and names a bad quote, a bad byte and a cross-key problem by line.
-@Suite struct ConfigParserTests {
+@Suite(.offPool) struct ConfigParserTests {
     func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
         try DaemonConfig().parsing(text, file: "isletd.conf").validated(origin: "isletd.conf")
     }

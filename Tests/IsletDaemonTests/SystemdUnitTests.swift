@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The shipped unit, checked by systemd's own tools and for what the issue requires.
-@Suite("systemd unit")
+@Suite("systemd unit", .offPool)
 struct SystemdUnitTests {
     var unitPath: String { Repo.root + "/systemd/isletd.service" }
 

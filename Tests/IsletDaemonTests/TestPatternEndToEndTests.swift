@@ -8,7 +8,7 @@ import Testing
 /// `isletd --test-pattern`, read back from the emulated module on the mock bus. What is checked is
 /// the pattern's promise to a person (docs/DISPLAY.md): a one-pixel border on all four sides and
 /// the largest corner mark at the top left, so a shifted, cut or turned picture fails.
-@Suite("test pattern end to end", .serialized, .timeLimit(.minutes(2)))
+@Suite("test pattern end to end", .offPool, .timeLimit(.minutes(2)))
 struct TestPatternEndToEndTests {
     func borderIsWhole(_ b: Bitmap) -> Bool {
         for x in 0..<b.width where !b[x, 0] || !b[x, b.height - 1] { return false }
@@ -29,7 +29,7 @@ struct TestPatternEndToEndTests {
         return tl > max(tr, bl, br)
     }
 
-    func waitForPanel(_ d: DaemonUnderTest, _ ok: (Bitmap?) -> Bool) throws -> Bitmap? {
+    func waitForPanel(_ d: some ControlledDaemon, _ ok: (Bitmap?) -> Bool) throws -> Bitmap? {
         var last: Bitmap?
         for _ in 0..<40 {
             last = try d.panel()
@@ -53,15 +53,19 @@ struct TestPatternEndToEndTests {
         #expect(try waitForPanel(d) { $0 == nil } == nil, "--off returns to the idle (dark) panel")
     }
 
+    /// Its seconds run on an injected clock (the daemon in this process, isletctl over the socket).
     @Test func theStartUpPatternEndsByItself() throws {
-        let d = try DaemonUnderTest(args: ["--test-pattern", "1"])
+        let d = try InProcessDaemon(clock: ManualLoopClock(), args: ["--test-pattern", "1"])
+        defer { d.stop() }
         let shown = try #require(try d.panel(), "--test-pattern shows at start-up")
         #expect(borderIsWhole(shown) && largestMarkTopLeft(shown))
-        sleepSeconds(1.2)
-        #expect(try waitForPanel(d) { $0 == nil } == nil, "after its seconds the panel goes back to idle")
+        d.pass(milliseconds: 999)
+        #expect(try d.panel() == shown, "shown for all of its second")
+        d.pass(milliseconds: 1)
+        #expect(try d.panel() == nil, "after its seconds the panel goes back to idle")
         // A timer started meanwhile wins over an expired pattern.
         #expect(d.ctl("start", "--seconds", "60").status == 0)
-        let running = try #require(try waitForPanel(d) { $0 != nil })
+        let running = try #require(try d.panel())
         #expect(!borderIsWhole(running), "the countdown replaced the pattern")
     }
 }

@@ -20,28 +20,39 @@ public enum MockButtonError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 /// Scripted buttons: the demo's keyboard, `isletctl press` and tests press them. Edges are due
-/// at their timestamps on the monotonic clock; the descriptor is a timerfd armed for the earliest
-/// pending edge, so a press with a hold wakes the daemon's poll loop again at its release.
+/// at their timestamps on the daemon's loop clock (CLOCK_MONOTONIC in production, the clock GPIO
+/// edges carry); the descriptor is that clock's deadline timer, armed for the earliest pending
+/// edge, so a press with a hold wakes the daemon's loop again at its release, and a test's
+/// manual clock moves holds as it moves every other deadline.
 public final class MockButtons: ButtonSource {
     public let buttons: [String]
-    private let timer: MonotonicWakeTimer
-    private let clock: @Sendable () -> UInt64
+    private let timer: any DeadlineTimer
+    private let clock: any LoopClock
     private let pending = Mutex<[ButtonEdge]>([])
 
-    /// `clock` defaults to CLOCK_MONOTONIC, the clock GPIO edges carry.
-    public init(buttons: [String], clock: @escaping @Sendable () -> UInt64 = { monotonicNanoseconds() }) throws(GPIOError) {
+    /// `clock` is the daemon's (`Daemon.init`'s `clock:`), so presses and gestures share its time.
+    public init(buttons: [String], clock: any LoopClock = SystemLoopClock()) throws(GPIOError) {
         self.buttons = buttons
         self.clock = clock
-        timer = try MonotonicWakeTimer()
+        do { timer = try clock.makeDeadlineTimer() }
+        catch { throw .system(operation: "creating", path: "a deadline timer", errno: error.errno) }
     }
 
-    public var fileDescriptor: Int32 { timer.fileDescriptor }
+    public var fileDescriptor: Int32 { timer.fd }
+
+    private func now() -> UInt64 { clock.monotonic().nanoseconds }
+
+    /// Readable at `ns` (at once if it has passed); nil disarms.
+    private func arm(at ns: UInt64?) throws(GPIOError) {
+        do { try timer.arm(at: ns.map { MonotonicInstant(nanoseconds: $0) }) }
+        catch { throw .system(operation: "arming", path: "a deadline timer", errno: error.errno) }
+    }
 
     /// Presses now and releases `holdMilliseconds` later. A hold of 800 ms or more is a long
     /// press under the default settings.
     public func press(button: String, holdMilliseconds: UInt64 = 80) throws(MockButtonError) {
         guard buttons.contains(button) else { throw .unknownButton(button, known: buttons) }
-        let now = clock()
+        let now = self.now()
         do {
             try enqueue([
                 ButtonEdge(button: button, pressed: true, timestampNanoseconds: now),
@@ -71,22 +82,22 @@ public final class MockButtons: ButtonSource {
             p.sort { $0.timestampNanoseconds < $1.timestampNanoseconds }
             return p.first?.timestampNanoseconds
         }
-        try timer.arm(at: next)
+        try arm(at: next)
     }
 
     /// Edges queued and not yet due.
     public var pendingCount: Int { pending.withLock { $0.count } }
 
     public func readEdges() throws(GPIOError) -> [ButtonEdge] {
-        try timer.clear()
-        let now = clock()
+        timer.clear()
+        let now = self.now()
         let (due, next) = pending.withLock { p -> ([ButtonEdge], UInt64?) in
             let split = p.firstIndex { $0.timestampNanoseconds > now } ?? p.count
             let due = Array(p[..<split])
             p.removeFirst(split)
             return (due, p.first?.timestampNanoseconds)
         }
-        try timer.arm(at: next)
+        try arm(at: next)
         return due
     }
 }
