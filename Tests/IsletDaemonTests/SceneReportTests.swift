@@ -7,7 +7,7 @@ import Testing
 /// without a policy of its own. Expectations from README "Responses" and the policy's rules:
 /// one activity compact, two minimal (oldest on the left), expand shows the target alone for
 /// `expand_seconds` (default 5), then a `change` line says it ended.
-@Suite("the daemon tells clients its scene", .timeLimit(.minutes(1)))
+@Suite("the daemon tells clients its scene", .offPool, .timeLimit(.minutes(1)))
 struct SceneReportTests {
     func scene(_ r: [String: Any]?) -> (String?, [String]?) {
         (r?["presentation"] as? String, r?["shown_timers"] as? [String])
