@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(name: "isletctl",
                           dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem", "IsletProtocol"],
                           swiftSettings: strict),
-        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol"], swiftSettings: strict),
+        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol", "IsletSystem"], swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
         .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol"],

@@ -163,6 +163,7 @@ struct DaemonBench {
         let resumedAt = Clocks.monotonicNs()
         let status = ctl("status", "--json")?.output ?? ""
         let reference = Self.referenceInstant(status)
+        let baseline = TimerBaseline(count: latenessS)
         if getenv("ISLET_BENCH_DEBUG") != nil { eprint("islet-bench: status \(status.prefix(400))") }
         Clocks.sleep(ms: 1500)
         r[.wakeupsPerSRunning] = wakeups(d.pid, seconds: windowS)
@@ -192,6 +193,7 @@ struct DaemonBench {
                 r[.tickLatenessMsP99] = .value(p99)
                 r[.tickLatenessMsMax] = .value(worst)
                 if let p50 = Stats.median(lateness) { r.note("tick_lateness_ms_p50", Report.number(p50)) }
+                r.note("timerfd_lateness_same_window", baseline.note())
             } else {
                 r[.tickLatenessMsP99] = .missing("only \(lateness.count) tick flushes seen on the bus in \(Int(span)) s")
                 r[.tickLatenessMsMax] = .missing("only \(lateness.count) tick flushes seen on the bus in \(Int(span)) s")
