@@ -51,6 +51,8 @@ struct Face {
     private(set) var lineHeight = 1
     private var cache: [UInt32: Glyph?] = [:]
     private(set) var rows: [UInt32] = []
+    /// Glyphs rendered by FreeType so far (each once; tests count them).
+    private(set) var loads = 0
 
     /// Checks that the file is there; FreeType opens it on first use.
     init(library: FT_Library, path: String, pixelHeight: Int?, package: String) throws(FontError) {
@@ -115,6 +117,7 @@ struct Face {
     mutating func glyph(_ cp: UInt32) -> Glyph? {
         if let hit = cache[cp] { return hit }
         guard let face = opened() else { return nil }
+        loads += 1
         let g = load(cp, face)
         cache[cp] = .some(g)
         return g

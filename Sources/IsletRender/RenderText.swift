@@ -46,6 +46,7 @@ extension RenderState {
         let text = ShownTime.format(seconds)
         let fi = Self.timeFaceIndex(chars: Self.timeChars(a, now), maxWidth: r.w, maxHeight: r.h)
         let dim = o.isDimmed
+        warmTimeGlyphs(fi, dim: dim)
         var width = 0
         for u in text.utf8 {
             width += (dim ? regular[fi].glyph(UInt32(u)) : bold[fi].glyph(UInt32(u)))?.advance ?? 0
@@ -68,6 +69,18 @@ extension RenderState {
         let drawn = Rect(x: x0, y: top, w: width, h: size)
         lastTimeRect = drawn
         return drawn
+    }
+
+    /// Renders every glyph a time can show ("0"–"9", ":") the first time a face draws a time,
+    /// so a later tick never waits for FreeType (a first glyph from a gzip-compressed PCF can
+    /// cost milliseconds: the stream is inflated again up to its offset). Issue 12, tick lateness.
+    mutating func warmTimeGlyphs(_ fi: Int, dim: Bool) {
+        let bit = UInt32(1) << UInt32(fi * 2 + (dim ? 1 : 0))
+        guard warmedTimeFaces & bit == 0 else { return }
+        warmedTimeFaces |= bit
+        for u in "0123456789:".utf8 {
+            if dim { _ = regular[fi].glyph(UInt32(u)) } else { _ = bold[fi].glyph(UInt32(u)) }
+        }
     }
 
     // MARK: labels

@@ -25,6 +25,9 @@ public final class Renderer: Sendable {
     /// The font files FreeType holds open (tests: fonts are opened when a drawing needs them).
     var openFontFiles: [String] { state.withLock { $0.openFontFiles } }
 
+    /// Glyphs FreeType has rendered so far (tests: a running countdown renders none after its first frame).
+    var glyphLoads: Int { state.withLock { $0.glyphLoads } }
+
     /// Renders the scene into `frame`, whose size is the panel's.
     /// - One activity: `presentation`. Two: both minimal, sharing the pill, the first on the
     ///   left. None, or only dismissed ones: a dark frame. A third and later are not shown.
@@ -112,6 +115,8 @@ struct RenderState: ~Copyable {
     /// Lines narrowed to a width (smaller face, then shortened with an ellipsis), by key and width.
     var fitted: [FittedKey: PreparedLine] = [:]
     var lastTimeRect: Rect? = nil
+    /// Time faces (bit 2·index, +1 when dimmed) whose digits are already rendered.
+    var warmedTimeFaces: UInt32 = 0
 
     init(directory: String) throws(FontError) {
         var lib: FT_Library?
@@ -172,6 +177,9 @@ struct RenderState: ~Copyable {
         unifontFace = face
         return result
     }
+
+    /// Glyphs FreeType has rendered, over every face.
+    var glyphLoads: Int { (bold + regular).reduce(0) { $0 + $1.loads } + (unifontFace?.loads ?? 0) }
 
     /// The font files FreeType holds open: what this session's drawing has paid for.
     var openFontFiles: [String] {

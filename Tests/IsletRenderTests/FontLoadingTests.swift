@@ -55,4 +55,19 @@ struct FontLoadingTests {
             #expect(error.description.contains(broken))
         }
     }
+
+    @Test(arguments: [false, true])
+    func aCountdownsFirstFrameRendersEveryDigitSoNoLaterTickWaitsForFreeType(dimmed: Bool) throws {
+        let r = try Renderer()
+        let a = try PropertyTests.countdown(minutes: 10, cycles: 1, language: "en", at: t0)
+        let options = RenderOptions(dimLevel: dimmed ? 0x08 : nil)
+        _ = r.render([a], presentation: .compact, now: t0, size: .w128h32, options: options)   // 10:00
+        let afterFirst = r.glyphLoads
+        #expect(afterFirst >= 11, "the ten digits and the colon, at least")
+        // Every shown time down to 0:01 uses only those glyphs.
+        for s in 1..<600 {
+            _ = r.render([a], presentation: .compact, now: t0 + .seconds(s), size: .w128h32, options: options)
+        }
+        #expect(r.glyphLoads == afterFirst, "no glyph rendered after the first frame")
+    }
 }
