@@ -18,7 +18,7 @@ DIST="${DIST:-$root/dist}"
 # ~38,000 of them, which as RELA entries are 0.9 MB the loader reads at every start, all of it
 # resident; packed they are 7 KB. --no-export-dynamic undoes the runtime's default of exporting
 # every symbol (the stripped binary has no other use for them), which kept 0.3 MB of symbol
-# tables resident. -Osize: 0.3–0.4 MB less resident code for 2–4 % more instructions per tick
+# tables resident. -Osize: 0.3 MB less resident code for 1–2 % more instructions per tick
 # (microseconds once a second). docs/PERFORMANCE.md, "Memory".
 flags=(-c release --static-swift-stdlib -Xswiftc -Osize -Xswiftc -use-ld=lld
        -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
