@@ -87,6 +87,6 @@ let package = Package(
                     dependencies: ["isletctl", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import IsletTestSupport
 import IsletInput
 import Testing
 import IsletDaemon
@@ -173,7 +174,7 @@ import Glibc
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(3)
         let path = parts.joined(separator: "/") + "/Hardware/buttons-and-chime.conf"
-        guard let text = readWholeFile(path) else { Issue.record("cannot read \(path)"); return }
+        guard let text = readTextFile(path) else { Issue.record("cannot read \(path)"); return }
         var config = ButtonConfig()
         var section = ""
         var keys = 0
@@ -203,15 +204,3 @@ private extension StringProtocol {
     }
 }
 
-private func readWholeFile(_ path: String) -> String? {
-    guard let f = fopen(path, "r") else { return nil }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var buf = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = fread(&buf, 1, buf.count, f)
-        if n == 0 { break }
-        bytes += buf[..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}

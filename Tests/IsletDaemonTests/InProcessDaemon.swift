@@ -1,3 +1,4 @@
+import IsletTestSupport
 import IsletSystem
 import Foundation
 import IsletDaemon
@@ -189,16 +190,7 @@ private func nameThisThread(_ name: String) {
     fclose(f)
 }
 
-/// A small /proc file's text (their size reads as 0, so read to the end).
+/// A small /proc file's text, trimmed (their size reads as 0: readTextFile reads to the end).
 private func procFile(_ path: String) -> String? {
-    guard let f = fopen(path, "r") else { return nil }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 512)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, f)
-        if n == 0 { break }
-        bytes += chunk[0..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    readTextFile(path)?.trimmingCharacters(in: .whitespacesAndNewlines)
 }
