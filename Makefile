@@ -15,7 +15,7 @@ BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv
 BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps bench-deps deb-deps toolchain build release deb deb-trixie fuzz fuzz-build fuzz-replay soak test test-system demo bench bench-compare gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps toolchain build release deb deb-trixie fuzz fuzz-build fuzz-replay soak test test-system test-tools demo bench bench-compare bench-bound gallery install uninstall clean
 
 all: build
 
@@ -109,6 +109,20 @@ bench-compare: bench-deps release
 	  echo "bench-compare: skipping the luma.oled side: $$why"; \
 	  python3 bench/luma_compare.py --ours $(BENCH_DIR)/islet-side.json --out bench-compare.json --no-luma "$$why"; \
 	fi
+
+# How few bytes any SSD1306 command sequence could send for the countdown's frames: a lower bound
+# and what a planner knowing every future frame would send (bench/plan_bound.c, PERFORMANCE.md).
+bench-bound: bench-deps release
+	@mkdir -p $(BENCH_DIR)
+	./.build/release/islet-bench export --frames $(BENCH_DIR)/frames.bin --json $(BENCH_DIR)/islet-side.json
+	$(CC) -O2 -Wall -Wextra -Werror -o $(BENCH_DIR)/plan_bound bench/plan_bound.c
+	$(BENCH_DIR)/plan_bound $(BENCH_DIR)/frames.bin > bench-bound.json
+	@cat bench-bound.json
+
+# The Python tools' own tests: the system test's trace decoders and the bytes bound.
+test-tools:
+	python3 -m unittest discover -s systest -p 'test_*.py'
+	python3 bench/test_plan_bound.py
 
 # On the Pi: `make release` as yourself, then `sudo make install` (docs/HARDWARE.md).
 # DRY_RUN=1 prints the steps; DESTDIR=dir stages the files; uninstall keeps state and an edited
