@@ -116,7 +116,7 @@ extension Daemon {
             guard let m = mockButtons,
                   let (button, hold) = MockButtons.keyPress(for: key, buttons: m.buttons,
                                                             longPressMilliseconds: config.buttonConfig.longPressMilliseconds) else { return }
-            try? m.press(button: button, holdMilliseconds: hold)
+            _ = try? m.press(button: button, holdMilliseconds: hold)
         }
     }
 

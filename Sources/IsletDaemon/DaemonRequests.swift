@@ -261,14 +261,18 @@ extension Daemon {
                 throw ProtocolError("not_supported", "press works only with mock buttons (isletd --buttons mock)")
             }
             guard let m = mockButtons else { throw ProtocolError("not_supported", "mock buttons are not set up") }
-            do { try m.press(button: req.button ?? "", holdMilliseconds: UInt64(req.holdMilliseconds)) }
+            let edges: (pressNanoseconds: UInt64, releaseNanoseconds: UInt64)
+            do { edges = try m.press(button: req.button ?? "", holdMilliseconds: UInt64(req.holdMilliseconds)) }
             catch {
                 switch error {
                 case .unknownButton: throw ProtocolError("unknown_button", error.description)
                 case .timer: throw ProtocolError("internal", error.description)
                 }
             }
-            return .now(snapshot(now: clock.now()))
+            var r = snapshot(now: clock.now())
+            r.pressMonotonicMicroseconds = edges.pressNanoseconds / 1000
+            r.releaseMonotonicMicroseconds = edges.releaseNanoseconds / 1000
+            return .now(r)
         case .start:
             return try change(.start(req.start.attributes(timer: req.timer, defaults: config.session)))
         case .toggle:

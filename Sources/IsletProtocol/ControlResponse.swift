@@ -148,6 +148,11 @@ public struct ControlResponse: Codable, Sendable {
     public var error: ProtocolError?
     /// The daemon's timeline at the answer: clients that tick on their own correct by it.
     public var now: Instant?
+    /// `press` only: when the mock button's press and release edges are due, in microseconds of
+    /// CLOCK_MONOTONIC (the clock GPIO edges carry; µs so a JSON double holds them exactly for
+    /// centuries of uptime). A latency is measured from the edge that acts, not from the request.
+    public var pressMonotonicMicroseconds: UInt64?
+    public var releaseMonotonicMicroseconds: UInt64?
 
     package init(ok: Bool, event: String? = nil, activities: [ActivityReport]? = nil, presentation: String? = nil, shownTimers: [String]? = nil, status: DaemonStatus? = nil, error: ProtocolError? = nil, now: Instant? = nil) {
         self.ok = ok
@@ -160,7 +165,10 @@ public struct ControlResponse: Codable, Sendable {
         self.now = now
     }
 
-    enum CodingKeys: String, CodingKey { case ok, event, activities, presentation, shownTimers = "shown_timers", status, error, now }
+    enum CodingKeys: String, CodingKey {
+        case ok, event, activities, presentation, shownTimers = "shown_timers", status, error, now
+        case pressMonotonicMicroseconds = "press_monotonic_us", releaseMonotonicMicroseconds = "release_monotonic_us"
+    }
     enum ErrorKeys: String, CodingKey { case code, message }
 
     public static func failure(_ e: ProtocolError) -> ControlResponse {
@@ -175,6 +183,8 @@ public struct ControlResponse: Codable, Sendable {
         shownTimers = try c.decodeIfPresent([String].self, forKey: .shownTimers)
         status = try c.decodeIfPresent(DaemonStatus.self, forKey: .status)
         now = try c.decodeIfPresent(String.self, forKey: .now).flatMap(ISO8601.parse)
+        pressMonotonicMicroseconds = try c.decodeIfPresent(UInt64.self, forKey: .pressMonotonicMicroseconds)
+        releaseMonotonicMicroseconds = try c.decodeIfPresent(UInt64.self, forKey: .releaseMonotonicMicroseconds)
         let at = now ?? Instant(milliseconds: 0)
         activities = try c.decodeIfPresent([ActivityReport].self, forKey: .activities)?.map { var r = $0; r.now = at; return r }
         if c.contains(.error) {
@@ -213,6 +223,8 @@ public struct ControlResponse: Codable, Sendable {
         try c.encodeIfPresent(shownTimers, forKey: .shownTimers)
         try c.encodeIfPresent(status, forKey: .status)
         try c.encodeIfPresent(now.map(ISO8601.format), forKey: .now)
+        try c.encodeIfPresent(pressMonotonicMicroseconds, forKey: .pressMonotonicMicroseconds)
+        try c.encodeIfPresent(releaseMonotonicMicroseconds, forKey: .releaseMonotonicMicroseconds)
         if let error {
             var e = c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
             try e.encode(error.code, forKey: .code)

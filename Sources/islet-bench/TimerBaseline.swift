@@ -38,7 +38,7 @@ final class TimerBaseline: @unchecked Sendable {
         guard let p50 = Stats.median(samples), let p99 = Stats.percentile(samples, 99), let worst = samples.max() else {
             return "no samples (timerfd unavailable)"
         }
-        return "p50 \(Report.number(p50)), p99 \(Report.number(p99)), max \(Report.number(worst)) ms over \(samples.count) wake-ups of a bare timerfd thread in the same window"
+        return "p50 \(Report.number(p50)), p99 \(Report.number(p99)), max \(Report.number(worst)) ms over \(samples.count) wake-ups of a bare timerfd thread in the same window, \(samples.filter { $0 > 1 }.count) of them over 1 ms"
             + (steal.map { "; steal time meanwhile \($0 * 10) ms (/proc/stat)" } ?? "")
     }
 

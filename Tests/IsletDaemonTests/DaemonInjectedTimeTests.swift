@@ -116,6 +116,23 @@ struct DaemonInjectedTimeTests {
         #expect(r.status == 1 && r.err.contains("not_supported"))
     }
 
+    @Test("a press answers with its edges' instants on the loop's clock, as GPIO edges carry them")
+    func pressEdgeInstants() throws {
+        let clock = ManualLoopClock()
+        let d = try InProcessDaemon(clock: clock, args: ["--buttons", "mock"])
+        defer { d.stop() }
+        d.pass(milliseconds: 1_234)
+        let now = clock.monotonic().nanoseconds / 1000
+        let reply = try #require(try d.request(#"{"op":"press","button":"toggle","hold_ms":120}"#))
+        #expect(reply["ok"] as? Bool == true)
+        let press = try #require((reply["press_monotonic_us"] as? NSNumber)?.uint64Value)
+        let release = try #require((reply["release_monotonic_us"] as? NSNumber)?.uint64Value)
+        #expect(press == now, "pressed when the daemon took the request: the clock stands still here")
+        #expect(release == now + 120_000, "released hold_ms later")
+        let status = try #require(try d.request(#"{"op":"status"}"#))
+        #expect(status["release_monotonic_us"] == nil, "only a press's answer carries edges")
+    }
+
     @Test("holding the mock toggle button expands without pausing; expand's press acts at once")
     func holdToggleExpands() throws {
         let d = try InProcessDaemon(clock: ManualLoopClock(), args: ["--buttons", "mock"])

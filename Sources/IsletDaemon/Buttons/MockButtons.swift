@@ -49,18 +49,23 @@ public final class MockButtons: ButtonSource {
     }
 
     /// Presses now and releases `holdMilliseconds` later. A hold of 800 ms or more is a long
-    /// press under the default settings.
-    public func press(button: String, holdMilliseconds: UInt64 = 80) throws(MockButtonError) {
+    /// press under the default settings. Returns the two edges' instants on the loop's clock
+    /// (CLOCK_MONOTONIC in production), as a GPIO line's edges carry them, so a latency can be
+    /// measured from the edge that acts.
+    @discardableResult
+    public func press(button: String, holdMilliseconds: UInt64 = 80) throws(MockButtonError)
+        -> (pressNanoseconds: UInt64, releaseNanoseconds: UInt64) {
         guard buttons.contains(button) else { throw .unknownButton(button, known: buttons) }
-        let now = self.now()
+        let now = self.now(), release = now + holdMilliseconds * 1_000_000
         do {
             try enqueue([
                 ButtonEdge(button: button, pressed: true, timestampNanoseconds: now),
-                ButtonEdge(button: button, pressed: false, timestampNanoseconds: now + holdMilliseconds * 1_000_000),
+                ButtonEdge(button: button, pressed: false, timestampNanoseconds: release),
             ])
         } catch {
             throw .timer(error)
         }
+        return (now, release)
     }
 
     /// The demo's keyboard: a button's first letter presses it briefly, the capital letter holds it
