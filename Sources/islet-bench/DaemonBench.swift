@@ -107,7 +107,11 @@ struct DaemonBench {
         let dir = String(cString: dirp)
         let sock = dir + "/islet.sock", state = dir + "/state"
         mkdir(state, 0o700)
-        defer { _ = Processes.run("/bin/rm", ["-rf", dir], scratch: "/tmp") }
+        // ISLET_BENCH_KEEP=1 keeps the capture and isletd's log for a look at an odd figure.
+        defer {
+            if getenv("ISLET_BENCH_KEEP") != nil { eprint("islet-bench: kept \(dir)") }
+            else { _ = Processes.run("/bin/rm", ["-rf", dir], scratch: "/tmp") }
+        }
         let wallMinusMono = Clocks.wallNs() - Clocks.monotonicNs()
         func ctl(_ args: String...) -> (status: Int32, output: String)? {
             Processes.run(isletctl, ["--socket", sock] + args, scratch: dir)
