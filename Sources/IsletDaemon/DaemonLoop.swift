@@ -1,7 +1,5 @@
 import IsletSystem
 import IsletCore
-import IsletRender
-import IsletFrame
 
 /// The loop: wait on the descriptor table, let the handlers turn what is ready into events,
 /// then advance time, render, flush, and only then hand the durable write to the writer.
@@ -11,24 +9,21 @@ extension Daemon {
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     public func run() -> Int32 {
         // Find out once whether a panel answers, so READY means "serving, panel known".
-        bringUpPanel(mono: loopClock.monotonic())
+        panel.bringUp(mono: ctx.mono)
         // Catching up with what fell due while the daemon was down: those moments have passed,
         // so they do not chime now (a restart an hour after a session must not beep).
-        chimeQuiet = true
+        chime.quiet = true
         advanceAndRefresh()
-        chimeQuiet = false
-        submitIfDirty()
-        if let w = notifier.watchdogIntervalMs { nextWatchdog = loopClock.monotonic().adding(milliseconds: w) }
-        notifier.ready(status: statusText())
-        while running {
+        chime.quiet = false
+        book.submitIfDirty()
+        systemd.ready(status: statusText(), mono: ctx.mono)
+        while lifecycle.running {
             prepareToWait()
-            let buffered = server.clients.values.contains { $0.hasBufferedLine }
-            do { try loop.turn(immediately: buffered) } catch {
-                log.error("the event loop failed: \(error)")
+            do { try loop.turn(immediately: clients.hasBufferedRequest) } catch {
+                ctx.log.error("the event loop failed: \(error)")
                 shutdown()
                 return 71
             }
-            wakeups += 1
             afterEvents()
         }
         shutdown()
@@ -38,116 +33,63 @@ extension Daemon {
     /// One turn's work after the handlers ran. The order is the flow: inputs, time, the frame
     /// on the bus, then the durable write.
     func afterEvents() {
-        retryGPIO(mono: loopClock.monotonic())
-        advanceButtonsAndChime()
-        serveBufferedClients()
-        dropOverdueClients()
+        let mono = ctx.mono
+        buttons.advance(mono: mono)
+        chime.advance(mono: mono)
+        clients.afterEvents()
         advanceAndRefresh()
-        submitIfDirty()
-        pingWatchdogIfDue()
+        book.submitIfDirty()
+        systemd.pingIfDue(mono: ctx.mono)
     }
 
     /// Time's own events: due transitions, the end of an expand, then the frame.
     func advanceAndRefresh() {
-        let now = clock.now()
-        clearClockStaleIfCaughtUp(now)
-        if book.hasDueEvent(at: now) {
-            let changes = book.advance(to: now)
-            if !changes.isEmpty {
-                dirty = true
-                for c in changes { chimeFor(c.transition, timer: c.timerID) }
-                broadcastChange(now: now)
-            }
-        }
-        if let until = policy.expandedUntil, until <= now {
-            policy.expandedUntil = nil
-            policy.expandedTimer = nil
-            // The presentation changed: watchers learn it from here, not from a guess of their own.
+        let now = ctx.clock.now()
+        if let fresh = clockWatch.caughtUp() {
+            for id in fresh { perform(.markFresh, timer: id, now: now) }
             broadcastChange(now: now)
         }
+        if book.hasDueEvent(at: now) {
+            let changes = book.advance(to: now)
+            for c in changes { chime.react(to: c.transition, timer: c.timerID) }
+            if !changes.isEmpty { broadcastChange(now: now) }
+        }
+        // The presentation changed: watchers learn it from here, not from a guess of their own.
+        if panel.endExpandIfDue(now) { broadcastChange(now: now) }
         refreshDisplay(now: now)
     }
 
     private func prepareToWait() {
-        updateClientInterests()
-        let next = nextWake()
-        guard next != armedDeadline else { return }
-        do {
-            try deadline.arm(at: next)
-            armedDeadline = next
-        } catch {
-            log.limited(.error, topic: "deadline", nowMs: loopClock.monotonic().milliseconds, "cannot arm the deadline timer: \(error)")
+        clients.updateInterests()
+        do { try loop.wake(at: nextWake()) } catch {
+            ctx.log.limited(.error, topic: "deadline", nowMs: ctx.mono.milliseconds, "cannot arm the deadline timer: \(error)")
         }
     }
 
-    /// The earliest instant anything is due: the activities' next visible change (the
-    /// policy's end of an expand included), the watchdog, gestures, the chime, a pixel shift,
-    /// the test pattern's end, retries of missing hardware, a client's request timeout.
+    /// The earliest instant anything is due: each part's own deadline (the watchdog, gestures
+    /// and GPIO retries, the chime, the panel's pixel shift, test pattern and retry, a client's
+    /// request timeout) and the activities' next visible change.
     func nextWake() -> MonotonicInstant? {
-        let now = clock.now()
-        var best: MonotonicInstant?
-        func consider(_ m: MonotonicInstant?) { if let m { best = best.map { min($0, m) } ?? m } }
-        consider(nextWatchdog)
-        consider(interpreter.nextDeadline.map { MonotonicInstant(nanoseconds: $0) })
-        consider(chime.nextDeadline.map { MonotonicInstant(nanoseconds: $0) })
-        if panel.displayIsOn, let shift = PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).nextChange(after: now) {
-            consider(clock.monotonicInstant(of: shift))
-        }
-        consider(testPatternUntil)
-        if !panelReady, wantsPanel { consider(panelRetryAt) }
-        consider(server.overdue().next.map { loopClock.monotonic(atBootNanoseconds: $0 * 1_000_000) })
-        consider(gpioRetryAt)
+        let now = ctx.clock.now()
         // While the clock is behind the last save, time stands at the save for the activities:
         // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.
-        if let behind = clockBehindUntil {
-            consider(clock.monotonicInstant(of: behind))
-        } else {
-            consider(nextFrameChange(now: now).map { clock.monotonicInstant(of: $0) })
-        }
-        return best
-    }
-
-    /// The activities' next visible change (FrameSchedule), kept until the activities or the
-    /// policy change or the instant passes: minimal icons are probed by drawing, once.
-    private func nextFrameChange(now: Instant) -> Instant? {
-        if let c = frameWake, c.activities == book.activities, c.expandedUntil == policy.expandedUntil,
-           c.expandedTimer == policy.expandedTimer, c.at.map({ now < $0 }) ?? true {
-            return c.at
-        }
-        var options = RenderOptions()
-        options.shift = PixelShiftSchedule(periodMinutes: config.pixelShiftMinutes).offset(at: now)
-        let at = FrameSchedule.nextChange(activities: book.activities, policy: policy, now: now) { scene in
-            var frame = Bitmap(width: config.width, height: config.height)
-            renderer.render(scene, options: options, into: &frame)
-            return frame
-        }
-        frameWake = (book.activities, policy.expandedUntil, policy.expandedTimer, at)
-        return at
-    }
-
-    private func pingWatchdogIfDue() {
-        guard let next = nextWatchdog, let interval = notifier.watchdogIntervalMs else { return }
-        let mono = loopClock.monotonic()
-        if mono >= next {
-            notifier.watchdog()
-            nextWatchdog = mono.adding(milliseconds: interval)
-        }
+        let activities = clockWatch.nextDeadline
+            ?? panel.nextFrameChange(book.activities, now: now).map { ctx.clock.monotonicInstant(of: $0) }
+        return [systemd.nextDeadline, buttons.nextDeadline, chime.nextDeadline,
+                panel.nextDeadline(book.activities, now: now), clients.nextDeadline, activities]
+            .compactMap { $0 }.min()
     }
 
     func shutdown() {
-        notifier.stopping()
+        systemd.stopping()
         // What is queued is written before the process ends, and the answers that waited for it go out.
-        submitIfDirty()
-        writer.finish()
+        book.finishWrites()
         takeWriteCompletions()
-        for c in server.clients.values where c.pendingOutput > 0 { _ = server.flush(c) }
-        if config.onExit == .off, panelReady, panel.displayIsOn { _ = try? panel.setDisplay(on: false) }
+        panel.shutdown()
         // The last save stamps this stop (the restart rule measures from it).
-        try? store.saveNow(book.activities)
-        if chime.isPlaying { setChime(false) }
-        (panel as? DriverPanel)?.stopCapture()
-        server.shutdown()
-        screen?.restore()
-        log.info("stopped")
+        book.saveFinalStamp()
+        chime.silence()
+        clients.shutdown()
+        ctx.log.info("stopped")
     }
 }

@@ -1,8 +1,10 @@
 import IsletSystem
 
 /// The descriptor table: each registered descriptor with its handler and the interest the
-/// daemon wants for it. One epoll wait hands every ready descriptor to its handler; nothing
-/// polls, and adding an input (a GPIO chip, later MQTT) is one `register` call.
+/// daemon wants for it, and the deadline the loop sleeps until (a timerfd at an absolute
+/// CLOCK_MONOTONIC instant, itself in the table). One epoll wait hands every ready descriptor
+/// to its handler; nothing polls, and adding an input (a GPIO chip, later MQTT) is one
+/// `register` call.
 final class EventLoop {
     typealias Handler = (Epoll.Ready) -> Void
     private struct Entry {
@@ -12,8 +14,27 @@ final class EventLoop {
     }
     private let epoll: Epoll
     private var table: [Int32: Entry] = [:]
+    private let deadline: any DeadlineTimer
+    private var armed: MonotonicInstant?
+    /// Turns taken: the daemon's wake-ups, for `status`.
+    private(set) var turns = 0
 
-    init() throws(SystemError) { epoll = try Epoll() }
+    init(clock: any LoopClock) throws(SystemError) {
+        epoll = try Epoll()
+        deadline = try clock.makeDeadlineTimer()
+        try register(deadline.fd) { [unowned self] _ in
+            deadline.clear()
+            armed = nil
+        }
+    }
+
+    /// Wakes the next turn at `instant` (nil: only a descriptor wakes it). Re-arms only when
+    /// the instant changes.
+    func wake(at instant: MonotonicInstant?) throws(SystemError) {
+        guard instant != armed else { return }
+        try deadline.arm(at: instant)
+        armed = instant
+    }
 
     func register(_ fd: Int32, readable: Bool = true, writable: Bool = false, _ handler: @escaping Handler) throws(SystemError) {
         guard fd >= 0 else { return }
@@ -41,6 +62,7 @@ final class EventLoop {
     @discardableResult
     func turn(immediately: Bool) throws(SystemError) -> Int {
         let ready = try epoll.wait(timeoutMs: immediately ? 0 : -1)
+        turns += 1
         for r in ready {
             // A handler earlier in this turn may have removed this one (a dropped client).
             table[r.fd]?.handler(r)

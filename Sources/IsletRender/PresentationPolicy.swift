@@ -15,7 +15,7 @@ public struct Scene: Sendable, Hashable {
 
 /// The presentation policy: one activity compact, two both minimal, an expand request shows
 /// expanded for a few seconds, nothing left means the panel goes dark.
-public struct PresentationPolicy: Sendable {
+public struct PresentationPolicy: Sendable, Equatable {
     public var expandedUntil: Instant?
     public var expandedTimer: String?
     public init() {}

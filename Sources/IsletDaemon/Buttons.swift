@@ -1,0 +1,134 @@
+import IsletInput
+import IsletSystem
+import IsletCore
+import IsletLinux
+import IsletProtocol
+
+/// The buttons: their source (GPIO lines, or the mock that the demo's keys, `isletctl press`
+/// and tests press), the gesture interpreter, and the retry of GPIO lines that did not open.
+/// What it reads becomes `ButtonCommand`s for the daemon; it changes no activity itself.
+final class Buttons {
+    private let ctx: DaemonContext
+    private var source: (any ButtonSource)?
+    private(set) var mock: MockButtons?
+    private var interpreter: ButtonInterpreter
+    private var backoff = Backoff(initialMs: 1000, maximumMs: 60_000)
+    /// Registers the source's descriptor in the loop once it is open (set by `attach`).
+    private var register: (any ButtonSource) -> Void = { _ in }
+
+    init(_ ctx: DaemonContext) throws(DaemonStartError) {
+        self.ctx = ctx
+        interpreter = ButtonInterpreter(config: ctx.config.buttonConfig)
+        switch ctx.config.buttons {
+        case .none: break
+        case .mock:
+            do {
+                let m = try MockButtons(buttons: ctx.config.buttonConfig.buttons, clock: ctx.loopClock)
+                mock = m
+                source = m
+            } catch { throw DaemonStartError("cannot set up the mock buttons: \(error)", status: 71) }
+        case .gpio:
+            // Missing buttons are not fatal: the timer still runs and the socket still serves,
+            // and the lines are tried again with backoff (udev may not yet have given
+            // /dev/gpiochip* to the gpio group at boot; a chip may probe late).
+            do { source = try Self.open(ctx.config) } catch {
+                ctx.log.limited(.error, topic: "gpio-buttons", nowMs: ctx.startedAt.milliseconds,
+                                "buttons unavailable, running without them for now (retrying): \(error)")
+                backoff.failed(at: ctx.startedAt)
+            }
+        }
+    }
+
+    /// Gets each gesture's command (set by `attach`).
+    private var act: (ButtonCommand) -> Void = { _ in }
+
+    /// Puts the source's descriptor in the loop; `act` gets each gesture's command.
+    func attach(to loop: EventLoop, act: @escaping (ButtonCommand) -> Void) {
+        self.act = act
+        register = { [unowned self, unowned loop] source in
+            do { try loop.register(source.fileDescriptor) { [unowned self] _ in read() } }
+            catch { ctx.log.error("cannot watch the buttons: \(error)") }
+        }
+        if let source { register(source) }
+    }
+
+    /// A reload's new button settings take effect for the next gesture.
+    func reconfigure() { interpreter = ButtonInterpreter(config: ctx.config.buttonConfig) }
+
+    private func read() {
+        guard let source else { return }
+        do {
+            for c in interpreter.handle(try source.readEdges()) { act(c) }
+        } catch {
+            ctx.log.limited(.warning, topic: "buttons", nowMs: ctx.mono.milliseconds, "reading the buttons failed: \(error)")
+        }
+    }
+
+    /// Gestures that time out (a long press held, a press that no second press followed) and
+    /// the retry of GPIO lines that failed to open.
+    func advance(mono: MonotonicInstant) {
+        if let d = interpreter.nextDeadline, d <= mono.nanoseconds {
+            for c in interpreter.advance(to: mono.nanoseconds) { act(c) }
+        }
+        guard backoff.isDue(mono) else { return }
+        ctx.log.debug("trying the GPIO lines again (buttons)")
+        do {
+            let s = try Self.open(ctx.config)
+            source = s
+            backoff.succeeded()
+            register(s)
+            ctx.log.notice("buttons ready")
+        } catch {
+            backoff.failed(at: mono)
+            ctx.log.limited(.warning, topic: "gpio-buttons", nowMs: mono.milliseconds, "buttons still unavailable (retrying): \(error)")
+        }
+    }
+
+    var nextDeadline: MonotonicInstant? {
+        let gesture = interpreter.nextDeadline.map { MonotonicInstant(nanoseconds: $0) }
+        guard let retry = backoff.retryAt else { return gesture }
+        return gesture.map { min($0, retry) } ?? retry
+    }
+
+    /// A mock press (`isletctl press`): the two edges' instants on the loop's clock.
+    func press(_ button: String, holdMilliseconds: UInt64) throws(ProtocolError) -> (pressNanoseconds: UInt64, releaseNanoseconds: UInt64) {
+        guard ctx.config.buttons == .mock else {
+            throw ProtocolError("not_supported", "press works only with mock buttons (isletd --buttons mock)")
+        }
+        guard let mock else { throw ProtocolError("not_supported", "mock buttons are not set up") }
+        do { return try mock.press(button: button, holdMilliseconds: holdMilliseconds) }
+        catch {
+            switch error {
+            case .unknownButton: throw ProtocolError("unknown_button", error.description)
+            case .timer: throw ProtocolError("internal", error.description)
+            }
+        }
+    }
+
+    /// The demo's key: a button's letter presses it (capital: holds it past a long press).
+    func pressKey(_ key: Character) {
+        guard let mock,
+              let (button, hold) = MockButtons.keyPress(for: key, buttons: mock.buttons,
+                                                        longPressMilliseconds: ctx.config.buttonConfig.longPressMilliseconds) else { return }
+        _ = try? mock.press(button: button, holdMilliseconds: hold)
+    }
+
+    /// The demo's one-line legend: each mock button's key (lower case: press, upper case:
+    /// long press) with the action the button map gives it.
+    static func legend(_ config: DaemonConfig) -> String {
+        var parts: [String] = []
+        if config.buttons == .mock {
+            let map = config.buttonConfig.map
+            for b in config.buttonConfig.buttons {
+                guard let key = b.first else { continue }
+                if let a = map[b, .press]?.action { parts.append("[\(key)] \(a)") }
+                if let a = map[b, .longPress]?.action { parts.append("[\(key.uppercased())] \(a)") }
+            }
+        }
+        return (parts + ["[w] stopwatch", "[q] quit"]).joined(separator: "  ")
+    }
+
+    private static func open(_ c: DaemonConfig) throws(GPIOError) -> GPIOButtons {
+        try GPIOButtons(lines: c.buttonConfig.gpioLines(), bias: c.buttonConfig.bias, activeLow: c.buttonConfig.activeLow)
+    }
+}

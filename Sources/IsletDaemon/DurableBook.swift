@@ -1,0 +1,146 @@
+import IsletCore
+import IsletSystem
+
+/// The activities and their durable copy: the one `ActivityBook`, the state file, the writer
+/// thread, and the bookkeeping between them (generations handed over and written, starts that
+/// wait for their write, the store's health). Nothing else changes the activities.
+final class DurableBook {
+    private(set) var book: ActivityBook
+    let store: FileStore
+    private let writer: StoreWriter
+    private let log: Logger
+    private let nowMs: () -> Int64
+
+    /// The generation last handed to the writer; whether the book changed since.
+    private(set) var submittedGeneration: UInt64 = 0
+    private var dirty = false
+    /// Every snapshot up to this generation has been written (or failed).
+    private(set) var durableGeneration: UInt64 = 0
+    private var startsAwaitingWrite: [(generation: UInt64, ticket: StartTicket)] = []
+    /// How each start finished since the answers were last released.
+    private var finishedStarts: [StartTicket: (end: ActivityBook.StartEnd, error: String?)] = [:]
+    /// What the last write said (nil: it succeeded), for `status`.
+    private(set) var storeError: String?
+    private var storeFailing = false
+
+    init(store: FileStore, restoring activities: [Activity], log: Logger, nowMs: @escaping () -> Int64) throws(SystemError) {
+        self.store = store
+        self.log = log
+        self.nowMs = nowMs
+        book = ActivityBook(restoring: activities)
+        writer = try StoreWriter(save: { try store.saveNow($0) })
+    }
+
+    var activities: [Activity] { book.activities }
+    /// Readable when a write finished (the loop then calls `takeCompletions`).
+    var completionsFD: Int32 { writer.done.fd.raw }
+    /// The generation that the next submit will carry: a change's answer waits for it.
+    var nextGeneration: UInt64 { submittedGeneration + 1 }
+
+    struct Applied {
+        var change: ManagerChange
+        var changed: Bool
+        /// A start whose answer waits for its write.
+        var ticket: StartTicket?
+    }
+
+    func apply(_ intent: Intent, timer: String?, now: Instant) throws(Rejection) -> Applied {
+        let before = book.activities
+        let outcome = try book.apply(intent, timer: timer, now: now)
+        var ticket: StartTicket?
+        if case .starting(_, let t) = outcome {
+            ticket = t
+            startsAwaitingWrite.append((nextGeneration, t))
+        }
+        let changed = book.activities != before
+        if changed { dirty = true }
+        return Applied(change: outcome.change, changed: changed, ticket: ticket)
+    }
+
+    func hasDueEvent(at now: Instant) -> Bool { book.hasDueEvent(at: now) }
+
+    /// Time's own transitions up to `now`.
+    func advance(to now: Instant) -> [ManagerChange] {
+        let changes = book.advance(to: now)
+        if !changes.isEmpty { dirty = true }
+        return changes
+    }
+
+    /// Cancels a start still waiting for its write (its client left); true when one was.
+    func cancelStart(_ timerID: String) -> Bool {
+        guard book.cancelStart(timerID) != nil else { return false }
+        dirty = true
+        return true
+    }
+
+    /// Hands the book to the writer if it changed (called once the frame is on the bus).
+    func submitIfDirty() {
+        guard dirty else { return }
+        dirty = false
+        submittedGeneration += 1
+        writer.submit(book.activities, generation: submittedGeneration)
+    }
+
+    /// Takes the writer's finished writes: starts stand or roll back, the store's health is
+    /// logged. True when a start was rolled back (the activities changed).
+    func takeCompletions() -> Bool {
+        var rolledBack = false
+        for done in writer.takeCompletions() {
+            durableGeneration = max(durableGeneration, done.generation)
+            noteStore(error: done.error)
+            let finished = startsAwaitingWrite.filter { $0.generation <= done.generation }
+            startsAwaitingWrite.removeAll { $0.generation <= done.generation }
+            for s in finished {
+                let end = book.finishStart(s.ticket, saved: done.error == nil)
+                finishedStarts[s.ticket] = (end, done.error)
+                if end == .rolledBack {
+                    rolledBack = true
+                    log.warning("the start of timer \"\(s.ticket.timerID)\" could not be saved and was undone: \(done.error ?? "")")
+                }
+            }
+        }
+        if rolledBack { dirty = true }
+        return rolledBack
+    }
+
+    /// How a start finished (nil: it stood, or is not known), for its held answer.
+    func failure(of ticket: StartTicket) -> ProtocolFailure? {
+        switch finishedStarts[ticket]?.end {
+        case .rolledBack?: .notSaved(finishedStarts[ticket]?.error ?? "unknown error")
+        case .notInFlight?: .cancelled
+        case .stood?, nil: nil
+        }
+    }
+
+    /// Every start finished so far has been answered.
+    func forgetFinishedStarts() { finishedStarts = [:] }
+
+    enum ProtocolFailure: Equatable {
+        case notSaved(String)
+        case cancelled
+    }
+
+    private func noteStore(error: String?) {
+        storeError = error
+        // A failing state file is logged, not only shown in status (rate-limited: a full disk
+        // fails every save), and its recovery once.
+        if let error {
+            log.limited(.error, topic: "store", nowMs: nowMs(),
+                        "the state file could not be saved (the timers stay right in memory; the next change retries): \(error)")
+            storeFailing = true
+        } else if storeFailing {
+            storeFailing = false
+            log.reset(topic: "store")
+            log.notice("the state file is saved again")
+        }
+    }
+
+    /// At shutdown: what is queued is written, and the writer's thread ends.
+    func finishWrites() {
+        submitIfDirty()
+        writer.finish()
+    }
+
+    /// The last save stamps this stop (the restart rule measures from it).
+    func saveFinalStamp() { try? store.saveNow(book.activities) }
+}

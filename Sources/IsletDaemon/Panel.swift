@@ -1,0 +1,223 @@
+import IsletSystem
+import IsletFrame
+import IsletCore
+import IsletDisplay
+import IsletRender
+import IsletProtocol
+
+/// The panel and what it presents: the presentation policy (one place decides the scene),
+/// the test pattern, the frame on the glass, a panel that does not answer (retried with
+/// backoff, logged once), the schedule of the next visible change, the terminal preview and
+/// the bus counters. The frame is rendered once per turn; the schedule reuses it.
+final class Panel {
+    private let ctx: DaemonContext
+    private let output: any PanelOutput
+    private let renderer: any FrameRenderer
+    private(set) var policy = PresentationPolicy()
+    /// The test pattern shows instead of the activities until this instant.
+    private var testPatternUntil: MonotonicInstant?
+    private(set) var ready = false
+    private var backoff = Backoff(initialMs: 250, maximumMs: 8000)
+    /// The frame last rendered from a scene, and the scene and shift it shows.
+    private var rendered: (scene: Scene, shift: (dx: Int, dy: Int), frame: Bitmap)?
+    /// The schedule's last answer and what it was computed for.
+    private var wake: (activities: [Activity], policy: PresentationPolicy, at: Instant?)?
+    private let preview: TerminalScreen?
+    private(set) var counters = Counters()
+
+    struct Counters {
+        var frames = 0
+        var busBytes = 0
+        var busErrors = 0
+    }
+
+    init(_ ctx: DaemonContext, preview: TerminalScreen?) throws(DaemonStartError) {
+        self.ctx = ctx
+        let config = ctx.config
+        let model: PanelModel
+        do { model = try config.panelModel(origin: "display") }
+        catch { throw DaemonStartError("\(error)", status: ConfigError.exitStatus) }
+        switch config.bus {
+        case .mock:
+            do {
+                output = try DriverPanel(mockModel: model, address: UInt8(config.address), rotation: config.rotation,
+                                         contrast: config.contrast, capture: config.capture, unplug: config.mockUnplug)
+            } catch { throw DaemonStartError(error.message, status: 73) }
+        case .device(let path):
+            output = DriverPanel(device: path, model: model, address: UInt8(config.address), rotation: config.rotation,
+                                 contrast: config.contrast, transport: config.transport)
+        }
+        if config.testPatternSeconds > 0 {
+            testPatternUntil = ctx.startedAt.adding(milliseconds: Int64(config.testPatternSeconds) * 1000)
+        }
+        do { renderer = try Renderer() }
+        catch { throw DaemonStartError("cannot load the fonts: \(error); install xfonts-terminus and xfonts-unifont or set $ISLET_FONT_DIR", status: 72) }
+        self.preview = preview
+    }
+
+    var displayIsOn: Bool { output.displayIsOn }
+    var visibleImage: PanelImage? { output.visibleImage }
+    var readsKeys: Bool { preview?.readsKeys ?? false }
+
+    // MARK: what is presented
+
+    /// The presentation's name and the timers it shows, left to right (none for the test
+    /// pattern or a dark panel): what clients are told so they never decide it themselves.
+    func shown(_ activities: [Activity], now: Instant) -> (presentation: String, timers: [String]) {
+        if testPatternUntil != nil { return ("test_pattern", []) }
+        guard let scene = policy.scene(of: activities, now: now) else { return ("off", []) }
+        return (scene.presentation.rawValue, scene.activities.map(\.timerID))
+    }
+
+    func expand(_ timer: String, until: Instant) {
+        policy.expandedUntil = until
+        policy.expandedTimer = timer
+    }
+
+    /// Ends an expand whose time is up; true when the presentation changed.
+    func endExpandIfDue(_ now: Instant) -> Bool {
+        guard let until = policy.expandedUntil, until <= now else { return false }
+        policy.expandedUntil = nil
+        policy.expandedTimer = nil
+        return true
+    }
+
+    /// Shows the test pattern for `seconds` (0 ends it).
+    func showTestPattern(seconds: Int) {
+        testPatternUntil = seconds == 0 ? nil : ctx.mono.adding(milliseconds: Int64(seconds) * 1000)
+    }
+
+    // MARK: the frame
+
+    /// Brings the panel up, once; false (and a retry with backoff) when it does not answer.
+    @discardableResult
+    func bringUp(mono: MonotonicInstant) -> Bool {
+        do {
+            counters.busBytes += try output.initialize()
+            ready = true
+            backoff.succeeded()
+            ctx.log.reset(topic: "panel")
+            ctx.log.notice("panel \(output.name) answers")
+            return true
+        } catch {
+            failed(error, mono: mono)
+            return false
+        }
+    }
+
+    /// Puts the frame for `now` on the panel (the driver sends only what changed), switches the
+    /// display, and redraws the preview. True when the test pattern ended (watchers are told).
+    func refresh(_ activities: [Activity], now: Instant, status: () -> String) -> Bool {
+        let mono = ctx.mono
+        var patternEnded = false
+        if let until = testPatternUntil, mono >= until {
+            testPatternUntil = nil
+            patternEnded = true
+        }
+        let scene = policy.scene(of: activities, now: now)
+        let pattern = testPatternUntil != nil
+        if !ready {
+            guard scene != nil || pattern || output.displayIsOn, backoff.retryAt.map({ mono >= $0 }) ?? true,
+                  bringUp(mono: mono) else {
+                updatePreview(status)
+                return patternEnded
+            }
+        }
+        do {
+            if scene != nil || pattern {
+                let frame: Bitmap
+                if let scene, !pattern { frame = render(scene) }
+                else { frame = TestPattern.frame(width: ctx.config.width, height: ctx.config.height) }
+                let sent = try output.show(frame)
+                if sent > 0 {
+                    counters.busBytes += sent
+                    counters.frames += 1
+                    if let e = (output as? DriverPanel)?.mock?.captureError {
+                        ctx.log.limited(.error, topic: "capture", intervalMs: .max, nowMs: mono.milliseconds, "the capture stopped: \(e)")
+                    }
+                }
+                if !output.displayIsOn { counters.busBytes += try output.setDisplay(on: true) }
+            } else if output.displayIsOn {
+                counters.busBytes += try output.setDisplay(on: false)
+            }
+        } catch {
+            failed(error, mono: mono)
+        }
+        updatePreview(status)
+        // With the frame on the bus: the schedule, from the frame just drawn (not drawn again).
+        if scene != nil, !pattern { _ = nextFrameChange(activities, now: now) }
+        return patternEnded
+    }
+
+    private func pixelShift(at now: Instant) -> (dx: Int, dy: Int) {
+        PixelShiftSchedule(periodMinutes: ctx.config.pixelShiftMinutes).offset(at: now)
+    }
+
+    /// The scene's frame; the same scene (and shift) is drawn only once.
+    private func render(_ scene: Scene) -> Bitmap {
+        let shift = pixelShift(at: scene.now)
+        if let r = rendered, r.scene == scene, r.shift == shift { return r.frame }
+        var frame = Bitmap(width: ctx.config.width, height: ctx.config.height)
+        var options = RenderOptions()
+        options.shift = shift
+        renderer.render(scene, options: options, into: &frame)
+        rendered = (scene, shift, frame)
+        return frame
+    }
+
+    private func failed(_ error: PanelError, mono: MonotonicInstant) {
+        counters.busErrors += 1
+        ready = false
+        backoff.failed(at: mono)
+        ctx.log.limited(.warning, topic: "panel", nowMs: mono.milliseconds,
+                        "panel not answering (\(error)); the timer keeps running, retrying with backoff")
+    }
+
+    private func updatePreview(_ status: () -> String) {
+        guard let preview else { return }
+        preview.show(output.visibleImage, status: status() + (ready || counters.busErrors == 0 ? "" : "  (panel not answering)"))
+    }
+
+    // MARK: when to wake
+
+    /// The panel's own deadlines: a pixel shift, the test pattern's end, a retry of a panel
+    /// that did not answer (only while something wants to be shown).
+    func nextDeadline(_ activities: [Activity], now: Instant) -> MonotonicInstant? {
+        var best: MonotonicInstant?
+        func consider(_ m: MonotonicInstant?) { if let m { best = best.map { min($0, m) } ?? m } }
+        if output.displayIsOn, let shift = PixelShiftSchedule(periodMinutes: ctx.config.pixelShiftMinutes).nextChange(after: now) {
+            consider(ctx.clock.monotonicInstant(of: shift))
+        }
+        consider(testPatternUntil)
+        if !ready, !activities.isEmpty || output.displayIsOn || testPatternUntil != nil { consider(backoff.retryAt) }
+        return best
+    }
+
+    /// The activities' next visible change (FrameSchedule), kept until the activities or the
+    /// policy change or the instant passes. Minimal icons are probed by drawing; the frame
+    /// on the panel now is not drawn again.
+    func nextFrameChange(_ activities: [Activity], now: Instant) -> Instant? {
+        if let w = wake, w.activities == activities, w.policy == policy, w.at.map({ now < $0 }) ?? true {
+            return w.at
+        }
+        var options = RenderOptions()
+        options.shift = pixelShift(at: now)
+        let current = rendered
+        let at = FrameSchedule.nextChange(activities: activities, policy: policy, now: now) { scene in
+            if let current, current.scene == scene, current.shift == options.shift { return current.frame }
+            var frame = Bitmap(width: ctx.config.width, height: ctx.config.height)
+            renderer.render(scene, options: options, into: &frame)
+            return frame
+        }
+        wake = (activities, policy, at)
+        return at
+    }
+
+    // MARK: the end
+
+    func shutdown() {
+        if ctx.config.onExit == .off, ready, output.displayIsOn { _ = try? output.setDisplay(on: false) }
+        (output as? DriverPanel)?.stopCapture()
+        preview?.restore()
+    }
+}

@@ -1,0 +1,25 @@
+import IsletSystem
+import IsletProtocol
+
+extension DaemonPaths {
+    /// The paths for a config, with their directories made and checked: the socket's must be
+    /// private, the state directory writable only by its owner (and the daemon's group).
+    static func prepare(_ config: DaemonConfig) throws(DaemonStartError) -> DaemonPaths {
+        let paths = resolve(config)
+        if let slash = paths.socket.lastIndex(of: "/") {
+            let dir = String(paths.socket[..<slash])
+            if let problem = checkPrivate(dir) { throw DaemonStartError("cannot serve the control socket: \(problem)", status: 69) }
+            if dir == sharedTmpFallback {
+                do { try Posix.makeDirectories(dir, mode: 0o700) }
+                catch { throw DaemonStartError("cannot create \(dir): \(error)", status: 73) }
+                if let problem = checkPrivate(dir) { throw DaemonStartError("cannot serve the control socket: \(problem)", status: 69) }
+            }
+        }
+        do { try Posix.makeDirectories(paths.stateDir, mode: 0o750) }
+        catch { throw DaemonStartError("cannot create the state directory: \(error)", status: 73) }
+        if let problem = FileStore.unsafeDirectory(paths.stateDir) {
+            throw DaemonStartError("refusing the state directory: \(problem)", status: 73)
+        }
+        return paths
+    }
+}

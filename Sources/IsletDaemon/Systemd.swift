@@ -1,0 +1,33 @@
+import IsletSystem
+
+/// The service manager's side: readiness, the status line (sent only when it changes),
+/// reloading and stopping, and the watchdog's keep-alive at half its interval.
+final class Systemd {
+    private let notifier = SystemdNotifier()
+    private var nextWatchdog: MonotonicInstant?
+    private var lastStatus = ""
+
+    func ready(status: String, mono: MonotonicInstant) {
+        if let w = notifier.watchdogIntervalMs { nextWatchdog = mono.adding(milliseconds: w) }
+        lastStatus = status
+        notifier.ready(status: status)
+    }
+
+    func status(_ s: String) {
+        guard s != lastStatus else { return }
+        lastStatus = s
+        notifier.status(s)
+    }
+
+    func reloading() { notifier.reloading() }
+    func reloaded(status: String) { notifier.send("READY=1\nSTATUS=\(status)") }
+    func stopping() { notifier.stopping() }
+
+    var nextDeadline: MonotonicInstant? { nextWatchdog }
+
+    func pingIfDue(mono: MonotonicInstant) {
+        guard let next = nextWatchdog, let interval = notifier.watchdogIntervalMs, mono >= next else { return }
+        notifier.watchdog()
+        nextWatchdog = mono.adding(milliseconds: interval)
+    }
+}
