@@ -74,6 +74,16 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
         }
     }
 
+    /// The daemon's stored properties by name, each with its own stored properties' count
+    /// (nil for a value that is not an object, i.e. not a part).
+    func layout() -> [(name: String, fields: Int?)] {
+        Mirror(reflecting: daemon).children.map { child in
+            let value = child.value
+            let isObject = type(of: value) is AnyClass
+            return (child.label ?? "?", isObject ? Mirror(reflecting: value).children.count : nil)
+        }
+    }
+
     func stop() {
         daemon.stopper.stop()
         finished.wait()
