@@ -52,7 +52,7 @@ let package = Package(
         // isletctl (which needs sockets, not GPIO) links neither.
         .target(name: "IsletSystem", dependencies: ["CLinux", "IsletErrno"], swiftSettings: strict),
         // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
-        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletSystem", "IsletErrno"], swiftSettings: strict),
+        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletErrno", "IsletSystem", "IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",
