@@ -182,3 +182,23 @@ struct SocketClient {
 
     func close() { Glibc.close(fd) }
 }
+
+extension StringProtocol {
+    /// The text after the first occurrence of `needle`, or nil (no Foundation here).
+    func after(_ needle: String) -> SubSequence? {
+        let n = Array(needle.utf8)
+        guard !n.isEmpty else { return self[...] }
+        var i = startIndex
+        while i < endIndex {
+            var j = i
+            var k = 0
+            while k < n.count, j < endIndex, self.utf8[j] == n[k] {
+                j = self.utf8.index(after: j)
+                k += 1
+            }
+            if k == n.count { return self[j...] }
+            i = index(after: i)
+        }
+        return nil
+    }
+}
