@@ -32,15 +32,17 @@ let package = Package(
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
         .target(name: "IsletCore", swiftSettings: strict),
-        // The leaf: 1-bit page-packed frames and panel sizes; no C, no other Islet module.
+        // The leaf: 1-bit page-packed frames, panel sizes, and the one hex codec and string escaper;
+        // no C, no other Islet module.
         .target(name: "IsletFrame", swiftSettings: strict),
         .target(name: "IsletRender",
                 dependencies: ["IsletCore", "IsletFrame", "CFreeType", "CFriBidi", "CPNG"],
                 exclude: ["Localization"],
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
-        // Build-time only: compiles IsletRender's localized string tables into Swift.
-        .executableTarget(name: "islet-strings-gen", swiftSettings: strict),
+        // Build-time only: compiles IsletRender's localized string tables into Swift (its escaper is
+        // IsletFrame's `Quoted`, stdlib only, so the host tool stays small).
+        .executableTarget(name: "islet-strings-gen", dependencies: ["IsletFrame"], swiftSettings: strict),
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
         .target(name: "IsletErrno", swiftSettings: strict),
@@ -52,7 +54,7 @@ let package = Package(
         // isletctl (which needs sockets, not GPIO) links neither.
         .target(name: "IsletSystem", dependencies: ["CLinux", "IsletErrno"], swiftSettings: strict),
         // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
-        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletSystem", "IsletErrno"], swiftSettings: strict),
+        .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletErrno", "IsletSystem", "IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",

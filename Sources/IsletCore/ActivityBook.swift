@@ -15,7 +15,7 @@ public struct StartTicket: Hashable, Sendable {
 /// The activities and the one set of rules for changing them, as a value: at most one activity
 /// per timer id, at most `maximumActivities`, the start gate, and what a start that fails or is
 /// cancelled leaves behind. Pure (time is passed in, nothing is written): the daemon's event loop
-/// owns one and writes its state off the loop; `ActivityManager` wraps one for async hosts.
+/// owns one and writes its state off the loop.
 ///
 /// A start is in flight from `beginStart` until `finishStart`: meanwhile the new activity is
 /// shown, and every other change to that timer (a second start included) is refused with

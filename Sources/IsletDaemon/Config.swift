@@ -2,6 +2,7 @@ import Glibc
 import IsletProtocol
 import IsletCore
 import IsletDisplay
+import IsletFrame
 
 /// Where frames go: the emulated panel, or a Linux I²C bus device.
 public enum BusSpec: Hashable, Sendable, CustomStringConvertible {
@@ -134,13 +135,12 @@ extension DaemonConfig {
             address = a
         case ("display", "controller"): controller = try choice(ControllerKind.self)
         case ("display", "size"):
-            let parts = value.lowercased().split(separator: "x")
-            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
-                  (8...256).contains(w), (8...128).contains(h), h % 8 == 0 else {
+            // The one size parser; a panel's height is also whole pages of a controller's RAM.
+            guard let s = PanelSize(parsing: value), s.height <= 128, s.height % 8 == 0 else {
                 throw bad("WIDTHxHEIGHT, e.g. 128x64 or 128x32 (width 8 to 256, height a multiple of 8 up to 128)")
             }
-            width = w
-            height = h
+            width = s.width
+            height = s.height
         case ("display", "rotation"):
             // 90 and 270 would need frames rendered at the swapped size; the pill is landscape.
             switch value {

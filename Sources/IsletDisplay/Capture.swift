@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import IsletErrno
+import IsletFrame
 
 /// One captured transaction: when, to which address, and the bytes after the address byte.
 public struct CaptureRecord: Sendable, Hashable {
@@ -38,11 +39,11 @@ public struct CaptureError: Error, Sendable, Hashable, CustomStringConvertible {
 /// lines starting with `#` are comments.
 public enum CaptureFormat {
     public static func line(_ r: CaptureRecord) -> String {
-        var s = String(r.nanoseconds) + " " + I2CError.hex2(r.address)
+        var s = String(r.nanoseconds) + " " + Hex.byte(r.address)
         s.reserveCapacity(s.utf8.count + r.bytes.count * 3)
         for b in r.bytes {
             s += " "
-            s += I2CError.hex2(b)
+            s += Hex.byte(b)
         }
         return s
     }
@@ -70,13 +71,13 @@ public enum CaptureFormat {
                 throw CaptureError(file: file, line: lineNumber, message: "timestamp \(ns) goes back in time (previous \(previous))")
             }
             previous = ns
-            guard let address = hexByte(fields[1]), address < 0x80 else {
+            guard let address = Hex.byte(parsing: fields[1], uppercase: false), address < 0x80 else {
                 throw CaptureError(file: file, line: lineNumber, message: "address `\(fields[1])` is not a 7-bit address in two lowercase hex digits")
             }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(fields.count - 2)
             for (k, f) in fields.dropFirst(2).enumerated() {
-                guard let b = hexByte(f) else {
+                guard let b = Hex.byte(parsing: f, uppercase: false) else {
                     throw CaptureError(file: file, line: lineNumber, message: "byte \(k + 1) `\(f)` is not two lowercase hex digits")
                 }
                 bytes.append(b)
@@ -84,19 +85,6 @@ public enum CaptureFormat {
             out.append(CaptureRecord(nanoseconds: ns, address: address, bytes: bytes))
         }
         return out
-    }
-
-    private static func hexByte(_ s: Substring) -> UInt8? {
-        guard s.utf8.count == 2 else { return nil }
-        var v: UInt8 = 0
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = v << 4 | (c - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = v << 4 | (c - UInt8(ascii: "a") + 10)
-            default: return nil
-            }
-        }
-        return v
     }
 }
 

@@ -67,5 +67,5 @@ extension EmulatedPanel {
         return alternative ? (p < 32 ? 2 * p : 2 * (p - 32) + 1) : p
     }
 
-    func hex(_ v: UInt8) -> String { I2CError.hex2(v).uppercased() + "h" }
+    func hex(_ v: UInt8) -> String { Hex.byte(v, uppercase: true) + "h" }
 }

@@ -110,11 +110,11 @@ public struct EmulatedPanel: Sendable, Hashable {
         var pastEndReported = false
         while i < bytes.count {
             let control = bytes[i]
-            if control & 0x3F != 0 {
+            if control & ~(ControlByte.continuation | ControlByte.data) != 0 {
                 report(i, "control byte \(hex(control)) has bits other than Co and D/C set")
             }
-            let continuation = control & 0x80 != 0
-            let isData = control & 0x40 != 0
+            let continuation = control & ControlByte.continuation != 0
+            let isData = control & ControlByte.data != 0
             i += 1
             if i == bytes.count {
                 if continuation { report(i - 1, "control byte \(hex(control)) with Co set ends the transaction") }
@@ -206,41 +206,11 @@ public struct EmulatedPanel: Sendable, Hashable {
         ram[p * c.ramColumns + physical] = value
     }
 
-    /// Parameter bytes each opcode takes on this controller, nil when the controller has no such command.
+    /// Parameter bytes an opcode takes on this controller (its command table, `Controller.commands`),
+    /// nil when the controller has no such command.
     func parameterCount(_ op: UInt8) -> Int? {
-        let c = controller
-        switch c.kind {
-        case .ssd1306, .ssd1309:
-            switch op {
-            case 0x00...0x1F, 0x2E, 0x2F, 0x40...0x7F, 0xA0, 0xA1, 0xA4...0xA7, 0xAE, 0xAF, 0xB0...0xB7,
-                 0xC0, 0xC8, 0xE3:
-                return 0
-            case 0x20, 0x81, 0xA8, 0xD3, 0xD5, 0xD9, 0xDA, 0xDB: return 1
-            case 0x21, 0x22, 0xA3: return 2
-            case 0x26, 0x27: return 6
-            case 0x29, 0x2A: return 5
-            case 0x8D: return c.kind == .ssd1306 ? 1 : nil
-            case 0xAD: return c.kind == .ssd1306 && module.hasIREF ? 1 : nil
-            case 0xFD, 0xDC: return c.kind == .ssd1309 ? 1 : nil
-            default: return nil
-            }
-        case .sh1106:
-            switch op {
-            case 0x00...0x0F, 0x10...0x18, 0x30...0x33, 0x40...0x7F, 0xA0, 0xA1, 0xA4...0xA7, 0xAE, 0xAF,
-                 0xB0...0xB7, 0xC0...0xCF, 0xE0, 0xEE, 0xE3:
-                return 0
-            case 0x81, 0xA8, 0xAD, 0xD3, 0xD5, 0xD9, 0xDA, 0xDB: return 1
-            default: return nil
-            }
-        case .sh1107:
-            switch op {
-            case 0x00...0x0F, 0x10...0x17, 0x20, 0x21, 0xA0, 0xA1, 0xA4...0xA7, 0xAE, 0xAF, 0xB0...0xBF,
-                 0xC0...0xCF, 0xE0, 0xEE, 0xE3:
-                return 0
-            case 0x81, 0xA8, 0xAD, 0xD3, 0xD5, 0xD9, 0xDB, 0xDC: return 1
-            default: return nil
-            }
-        }
+        guard let spec = controller.command(op), !spec.irefVariantOnly || module.hasIREF else { return nil }
+        return spec.parameters
     }
 
     mutating func command(_ byte: UInt8, at index: Int) {
@@ -270,87 +240,89 @@ public struct EmulatedPanel: Sendable, Hashable {
 
     mutating func execute(_ op: UInt8, _ p: [UInt8], at index: Int) {
         let c = controller
+        typealias O = Opcode
         // SSD1309 §10.22: a locked chip ignores everything but the unlock command.
         if locked {
-            if op == 0xFD, p.first.map({ $0 & 0x04 == 0 }) == true { locked = false }
+            if op == O.commandLock, p.first.map({ $0 & 0x04 == 0 }) == true { locked = false }
             return
         }
         switch op {
-        case 0x00...0x0F:
+        case O.lowColumn...(O.lowColumn | 0x0F):
             column = (column & 0xF0) | Int(op & 0x0F)
             if c.hasAddressWindows && mode != .page {
                 report(index, "\(hex(op)) sets the column only in page addressing mode (SSD1306 §10.1.1)")
             }
-        case 0x10...0x1F:
+        case O.highColumn...(O.highColumn | 0x0F):
             column = (column & 0x0F) | (Int(op & 0x0F) << 4)
             if c.hasAddressWindows && mode != .page {
                 report(index, "\(hex(op)) sets the column only in page addressing mode (SSD1306 §10.1.2)")
             }
-        case 0x20 where c.kind == .sh1107, 0x21 where c.kind == .sh1107:
-            mode = op == 0x20 ? .page : .vertical
-        case 0x20:
+        case O.addressingMode where c.kind == .sh1107, O.columnWindow where c.kind == .sh1107:
+            mode = op == O.addressingMode ? .page : .vertical
+        case O.addressingMode:
             switch p[0] & 0x03 {
             case 0: mode = .horizontal
             case 1: mode = .vertical
             case 2: mode = .page
             default: report(index, "20h parameter \(hex(p[0])) is invalid (SSD1306 §10.1.3)")
             }
-        case 0x21:
+        case O.columnWindow:
             let a = Int(p[0] & 0x7F), b = Int(p[1] & 0x7F)
             if a > b { report(index, "column window \(a)...\(b) is reversed") }
             columnWindow = a...max(a, b)
             column = a
-        case 0x22:
+        case O.pageWindow:
             let a = Int(p[0] & 0x07), b = Int(p[1] & 0x07)
             if a > b { report(index, "page window \(a)...\(b) is reversed") }
             pageWindow = a...max(a, b)
             page = a
-        case 0xD5: clockDivide = p[0]
-        case 0xD9: precharge = p[0]
-        case 0xDB: vcomh = p[0]
-        case 0xAD where c.kind == .ssd1306:
+        case O.clockDivide: clockDivide = p[0]
+        case O.precharge: precharge = p[0]
+        case O.vcomh: vcomh = p[0]
+        case O.powerControl where c.kind == .ssd1306:
             iref = p[0]  // the IREF variant: 30h selects the internal reference (u8g2 72x40)
-        case 0x26, 0x27, 0x29, 0x2A, 0xA3, 0xE3, 0xE0, 0xEE, 0x30...0x33:
+        case O.horizontalScroll...(O.horizontalScroll + 1), O.diagonalScroll...(O.diagonalScroll + 1),
+             O.verticalScrollArea, O.nop, O.readModifyWrite, O.endReadModifyWrite, O.pumpVoltage...(O.pumpVoltage + 3):
             break  // scroll set-up, pump voltage, NOP: nothing the image depends on
-        case 0xDC where c.kind == .ssd1309:
+        case O.startLineTwoByte where c.kind == .ssd1309:
             break  // SSD1309 GPIO
-        case 0x2E: scrolling = false
-        case 0x2F: scrolling = true
-        case 0x40...0x7F: startLine = Int(op & 0x3F)
-        case 0xDC: startLine = Int(p[0] & 0x7F)
-        case 0x81: contrast = p[0]
-        case 0x8D: chargePumpOn = p[0] & 0x04 != 0
-        case 0xAD:
+        case O.deactivateScroll: scrolling = false
+        case O.activateScroll: scrolling = true
+        case O.startLine...(O.startLine | 0x3F): startLine = Int(op & 0x3F)
+        case O.startLineTwoByte: startLine = Int(p[0] & 0x7F)
+        case O.contrast: contrast = p[0]
+        case O.chargePump: chargePumpOn = p[0] & 0x04 != 0
+        case O.powerControl:
             // SH1106: 8Ah/8Bh; SH1107: 80h/81h. Bit 0 switches the converter.
             chargePumpOn = p[0] & 0x01 != 0
-        case 0xA0, 0xA1: segmentRemap = op == 0xA1
-        case 0xA4, 0xA5: entireDisplayOn = op == 0xA5
-        case 0xA6, 0xA7: inverted = op == 0xA7
-        case 0xA8:
+        case O.segmentRemap, O.segmentRemap + 1: segmentRemap = op == O.segmentRemap + 1
+        case O.entireDisplay, O.entireDisplay + 1: entireDisplayOn = op == O.entireDisplay + 1
+        case O.normalDisplay, O.inverseDisplay: inverted = op == O.inverseDisplay
+        case O.multiplex:
             let limit = c.comAlongColumns ? 127 : 63
             // SSD1306/SSD1309: 16-64 lines (§10.1.11, 0-14 invalid); SH1106 1-64; SH1107 1-128.
             if p[0] > limit || (c.hasAddressWindows && p[0] < 15) {
                 report(index, "multiplex ratio \(hex(p[0])) is out of range")
             }
             multiplex = min(p[0], UInt8(limit))
-        case 0xAE, 0xAF:
-            displayOn = op == 0xAF
+        case O.displayOff, O.displayOn:
+            displayOn = op == O.displayOn
             if displayOn && !chargePumpOn && !module.externalVPP {
                 report(index, "display switched on with the \(c.kind == .ssd1306 ? "charge pump" : "DC-DC converter") off: the glass stays dark")
             }
-        case 0xB0...0xBF:
+        case O.page...(O.page | 0x0F):
             page = Int(op & 0x0F)
             if c.hasAddressWindows && mode != .page {
                 report(index, "\(hex(op)) sets the page only in page addressing mode (SSD1306 §10.1.13)")
             }
-        case 0xC0...0xCF: comReversed = op & 0x08 != 0
-        case 0xD3: displayOffset = p[0] & (c.comAlongColumns ? 0x7F : 0x3F)
-        case 0xDA:
+        case O.comScanNormal...(O.comScanNormal | 0x0F): comReversed = op & 0x08 != 0
+        case O.displayOffset: displayOffset = p[0] & (c.comAlongColumns ? 0x7F : 0x3F)
+        case O.comPins:
             comPins = p[0]
             if let expected = module.comPinWiring, p[0] != expected {
                 report(index, "COM pins configuration \(hex(p[0])) does not match this panel's wiring \(hex(expected)): rows would interleave")
             }
-        case 0xFD: locked = p[0] & 0x04 != 0
+        case O.commandLock: locked = p[0] & 0x04 != 0
         default:
             report(index, "unhandled command \(hex(op))")
         }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import IsletErrno
+import IsletFrame
 
 /// How an adapter moves a write: plain I²C messages (I2C_RDWR) or SMBus I²C-block writes,
 /// where the first byte (the SSD1306 control byte) travels as the SMBus command byte.
@@ -99,7 +100,7 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func transferError(device: String, address: UInt8?, errno code: Errno) -> I2CError {
-        let at = address.map { " at 0x" + hex2($0) } ?? ""
+        let at = address.map { " at 0x" + Hex.byte($0) } ?? ""
         switch code.code {
         case ENXIO, EREMOTEIO, ENODEV:
             return I2CError(kind: .noAcknowledge, device: device, address: address, errno: code,
@@ -117,12 +118,7 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        let at = address.map { " address 0x" + I2CError.hex2($0) } ?? ""
+        let at = address.map { " address 0x" + Hex.byte($0) } ?? ""
         return "\(device)\(at): \(errno) (errno \(errno.code)); \(hint)"
-    }
-
-    static func hex2(_ v: UInt8) -> String {
-        let digits: [Character] = Array("0123456789abcdef")
-        return String([digits[Int(v >> 4)], digits[Int(v & 0x0F)]])
     }
 }

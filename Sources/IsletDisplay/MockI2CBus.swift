@@ -95,7 +95,7 @@ public final class MockI2CBus: I2CBus, Sendable {
             if code == nil && s.panels[address] == nil { code = EREMOTEIO }
             if let code {
                 let e = I2CError.transfer(device: device, address: address, errno: Errno(code))
-                s.capture?.append("# \(stamp) \(I2CError.hex2(address)) failed: \(e.errno) (errno \(code))")
+                s.capture?.append("# \(stamp) \(Hex.byte(address)) failed: \(e.errno) (errno \(code))")
                 return e
             }
             s.capture?.append(CaptureFormat.line(CaptureRecord(nanoseconds: stamp, address: address, bytes: bytes)))

@@ -131,30 +131,31 @@ public struct PanelDriver: Sendable {
     /// freshly powered RAM holds is never shown.
     public func initSequence() -> [[UInt8]] {
         let c = panel.controller
+        typealias O = Opcode
         var cmds: [[UInt8]] = [
-            [0xAE],
-            [0xD5, panel.clockDivide],
-            [0xA8, panel.multiplex],
-            [0xD3, panel.displayOffset],
-            c.startLineIsTwoBytes ? [0xDC, 0x00] : [0x40],
+            [O.displayOff],
+            [O.clockDivide, panel.clockDivide],
+            [O.multiplex, panel.multiplex],
+            [O.displayOffset, panel.displayOffset],
+            c.startLineIsTwoBytes ? [O.startLineTwoByte, 0x00] : [O.startLine],
         ]
         if !c.chargePump.isEmpty { cmds.append(c.chargePump) }
         cmds += panel.extraInit
         switch c.kind {
-        case .ssd1306, .ssd1309: cmds.append([0x20, 0x00])  // horizontal addressing (§10.1.3)
-        case .sh1107: cmds.append([0x20])                   // page addressing, no parameter on the SH1107
+        case .ssd1306, .ssd1309: cmds.append([O.addressingMode, 0x00])  // horizontal addressing (§10.1.3)
+        case .sh1107: cmds.append([O.addressingMode])                   // page addressing, no parameter on the SH1107
         case .sh1106: break                                 // page addressing only
         }
         cmds += orientationCommands(flipped: settings.rotation == .deg180)
-        if c.hasCOMPins, let pins = panel.comPins { cmds.append([0xDA, pins]) }
-        cmds.append([0x81, contrast])
-        cmds.append([0xD9, panel.precharge])
-        cmds.append([0xDB, panel.vcomh])
+        if c.hasCOMPins, let pins = panel.comPins { cmds.append([O.comPins, pins]) }
+        cmds.append([O.contrast, contrast])
+        cmds.append([O.precharge, panel.precharge])
+        cmds.append([O.vcomh, panel.vcomh])
         // A scroll another program left running corrupts RAM writes (SSD1306 §10.2.3/§10.2.4: RAM
         // access is prohibited while scrolling); the Sino Wealth parts have no scroll.
-        if c.hasAddressWindows { cmds.append([0x2E]) }
-        cmds.append([0xA4])
-        cmds.append([settings.inverted ? 0xA7 : 0xA6])
+        if c.hasAddressWindows { cmds.append([O.deactivateScroll]) }
+        cmds.append([O.entireDisplay])
+        cmds.append([settings.inverted ? O.inverseDisplay : O.normalDisplay])
         return cmds
     }
 
@@ -163,7 +164,8 @@ public struct PanelDriver: Sendable {
 
     /// Segment remap and COM scan for an orientation: the module's upright pair, or both reversed.
     func orientationCommands(flipped: Bool) -> [[UInt8]] {
-        [[panel.segmentRemap != flipped ? 0xA1 : 0xA0], [panel.comScanReversed != flipped ? 0xC8 : 0xC0]]
+        [[panel.segmentRemap != flipped ? Opcode.segmentRemap + 1 : Opcode.segmentRemap],
+         [panel.comScanReversed != flipped ? Opcode.comScanReversed : Opcode.comScanNormal]]
     }
 
     /// Sends the init sequence. The shadow becomes unknown-but-initialised: the next flush sends a full frame.
@@ -201,11 +203,11 @@ public struct PanelDriver: Sendable {
             window = nil
             pointer = nil
         }
-        if contrast != sentContrast { wire.command([0x81, contrast]) }
-        if new.inverted != sentInverted { wire.command([new.inverted ? 0xA7 : 0xA6]) }
+        if contrast != sentContrast { wire.command([Opcode.contrast, contrast]) }
+        if new.inverted != sentInverted { wire.command([new.inverted ? Opcode.inverseDisplay : Opcode.normalDisplay]) }
         // Switching on waits for the next flush when the RAM is not known to hold a frame.
-        if !new.displayOn && panelOn { wire.command([0xAE]) }
-        if new.displayOn && !panelOn && shadow != nil { wire.command([0xAF]) }
+        if !new.displayOn && panelOn { wire.command([Opcode.displayOff]) }
+        if new.displayOn && !panelOn && shadow != nil { wire.command([Opcode.displayOn]) }
         let stats = try send(wire)
         hardwareFlipped = flip
         sentContrast = contrast
@@ -277,7 +279,7 @@ public struct PanelDriver: Sendable {
             }
         }
         var wire = best?.wire ?? Wire(limit: limit)
-        if settings.displayOn && !panelOn { wire.command([0xAF]) }
+        if settings.displayOn && !panelOn { wire.command([Opcode.displayOn]) }
         stats = stats + (try send(wire))
         if let best {
             window = best.window

@@ -103,10 +103,10 @@ extension PanelDriver {
             // A new span costs up to three commands plus two transactions' address and control bytes.
             for span in merge(pageRuns, gap: 6) {
                 let col = base + span.lowerBound
-                if ptr?.page != p { wire.command([0xB0 | UInt8(p)]) }
+                if ptr?.page != p { wire.command([Opcode.page | UInt8(p)]) }
                 if ptr?.column != col {
-                    if ptr.map({ $0.column & 0x0F }) != col & 0x0F { wire.command([UInt8(col & 0x0F)]) }
-                    if ptr.map({ $0.column >> 4 }) != col >> 4 { wire.command([0x10 | UInt8(col >> 4)]) }
+                    if ptr.map({ $0.column & 0x0F }) != col & 0x0F { wire.command([Opcode.lowColumn | UInt8(col & 0x0F)]) }
+                    if ptr.map({ $0.column >> 4 }) != col >> 4 { wire.command([Opcode.highColumn | UInt8(col >> 4)]) }
                 }
                 let bytes = Array(target[(p * panel.width + span.lowerBound)...(p * panel.width + span.upperBound)])
                 wire.data(bytes)
@@ -133,10 +133,10 @@ extension PanelDriver {
     /// pointer, 22h the page pointer: SSD1306 §10.1.4, §10.1.5).
     static func position(to w: Window, from current: Window?, pointer: Pointer?, wire: inout Wire) {
         if current?.c0 != w.c0 || current?.c1 != w.c1 || pointer?.column != w.c0 {
-            wire.command([0x21, UInt8(w.c0), UInt8(w.c1)])
+            wire.command([Opcode.columnWindow, UInt8(w.c0), UInt8(w.c1)])
         }
         if current?.p0 != w.p0 || current?.p1 != w.p1 || pointer?.page != w.p0 {
-            wire.command([0x22, UInt8(w.p0), UInt8(w.p1)])
+            wire.command([Opcode.pageWindow, UInt8(w.p0), UInt8(w.p1)])
         }
     }
 
@@ -178,7 +178,7 @@ struct Wire: Sendable {
 
     mutating func command(_ c: [UInt8]) {
         if open != .command || transactions[transactions.count - 1].count + c.count > limit {
-            transactions.append([0x00])
+            transactions.append([ControlByte.commands])
             open = .command
             stats.transactions += 1
             stats.bytes += 1
@@ -192,7 +192,7 @@ struct Wire: Sendable {
         var i = 0
         while i < d.count {
             if open != .data || transactions[transactions.count - 1].count >= limit {
-                transactions.append([0x40])
+                transactions.append([ControlByte.data])
                 open = .data
                 stats.transactions += 1
                 stats.bytes += 1

@@ -32,7 +32,7 @@ extension PanelModel {
         ]),
         // The one peer with this size (u8g2) is the size's source for its brightness too: the
         // 0.42" glass is specified for its own values, not the 0.96" modules' (issue 11 §1).
-        ssd1306(72, 40, offset: 28, mux: 0x27, pins: 0x12, precharge: 0x22, vcomh: 0x20, contrast: 0xAF, extra: [[0xAD, 0x30]], src: [
+        ssd1306(72, 40, offset: 28, mux: 0x27, pins: 0x12, precharge: 0x22, vcomh: 0x20, contrast: 0xAF, extra: [[Opcode.powerControl, 0x30]], src: [
             .columnOffset: "28: U ssd1306_72x40.c:240-241 x offset 28/28 (luma has no 72x40)",
             .multiplex: "A8 27 (40 MUX): U ssd1306_72x40.c:96",
             .comPins: "DA 12: U ssd1306_72x40.c:113",

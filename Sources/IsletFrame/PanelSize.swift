@@ -23,6 +23,9 @@ public struct PanelSize: Hashable, Sendable, CustomStringConvertible {
 
     public static let validRange = 8...256
 
+    /// What `init(parsing:)` takes, for the callers' error messages.
+    public static let syntax = "WxH with each side 8 to 256, e.g. 128x32"
+
     /// Parses `WxH` (also `W×H` or `WXH`), e.g. `128x32`; nil when malformed or out of 8…256.
     public init?(parsing text: String) {
         let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "x" || $0 == "X" || $0 == "×" })

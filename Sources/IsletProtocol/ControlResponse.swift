@@ -1,5 +1,6 @@
 import FoundationEssentials
 import IsletCore
+import IsletFrame
 
 /// One activity as the protocol carries it: the activity itself plus what it shows at `now`
 /// (phase, remaining or elapsed seconds, the shown text), which a decoder recomputes.
@@ -100,38 +101,6 @@ public struct PanelImage: Codable, Sendable, Hashable {
     }
 
     public var bytes: [UInt8]? { Hex.decode(pages) }
-}
-
-package enum Hex {
-    package static func encode(_ b: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(b.count * 2)
-        for x in b { out.append(digits[Int(x >> 4)]); out.append(digits[Int(x & 15)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    package static func decode(_ s: String) -> [UInt8]? {
-        let u = Array(s.utf8)
-        guard u.count % 2 == 0 else { return nil }
-        func v(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 48...57: c - 48
-            case 97...102: c - 87
-            case 65...70: c - 55
-            default: nil
-            }
-        }
-        var out = [UInt8]()
-        out.reserveCapacity(u.count / 2)
-        var i = 0
-        while i < u.count {
-            guard let hi = v(u[i]), let lo = v(u[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
-    }
 }
 
 /// A response line: one type for both ends (the daemon encodes it, clients decode it).

@@ -1,3 +1,5 @@
+import IsletFrame
+
 /// A strict RFC 8259 reader for one request line: what a general decoder forgives (duplicate
 /// keys, where the last one silently wins; trailing commas; nesting deep enough to exhaust the
 /// stack) is an error here, with the byte offset, because a request that means two things must
@@ -105,14 +107,7 @@ public enum StrictJSON {
             guard i + 4 <= bytes.count else { throw fail("a \\u escape needs four hex digits") }
             var v: UInt32 = 0
             for _ in 0..<4 {
-                let b = bytes[i]
-                let d: UInt8
-                switch b {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = b - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = b - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = b - UInt8(ascii: "A") + 10
-                default: throw fail("a \\u escape needs four hex digits")
-                }
+                guard let d = Hex.digit(bytes[i]) else { throw fail("a \\u escape needs four hex digits") }
                 v = v << 4 | UInt32(d)
                 i += 1
             }

@@ -64,7 +64,7 @@ public enum RenderCommand {
             case "--size":
                 let v = try value(flag)
                 guard let s = PanelSize(parsing: v) else {
-                    throw UsageError(message: "--size must be WxH with each side 8 to 256, e.g. 128x32 (got \"\(v)\")")
+                    throw UsageError(message: "--size must be \(PanelSize.syntax) (got \"\(v)\")")
                 }
                 r.size = s
             case "--state":

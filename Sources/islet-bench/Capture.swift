@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletFrame
 
 /// One line of a mock-bus capture (display issue): `<ns since open> <addr hex> <bytes hex …>`.
 struct Transaction: Sendable {
@@ -28,12 +29,12 @@ enum Capture {
         for line in text.split(separator: "\n") {
             if line.hasPrefix("#") { comments.append(String(line)); continue }
             let f = line.split(separator: " ")
-            guard f.count >= 2, let ns = Int64(f[0]), let addr = UInt8(f[1], radix: 16) else { continue }
+            guard f.count >= 2, let ns = Int64(f[0]), let addr = Hex.byte(parsing: f[1]) else { continue }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(f.count - 2)
             var ok = true
             for h in f.dropFirst(2) {
-                guard let b = UInt8(h, radix: 16) else { ok = false; break }
+                guard let b = Hex.byte(parsing: h) else { ok = false; break }
                 bytes.append(b)
             }
             if ok { out.append(Transaction(ns: ns, address: addr, bytes: bytes)) }
@@ -180,4 +181,24 @@ struct SocketClient {
     }
 
     func close() { Glibc.close(fd) }
+}
+
+extension StringProtocol {
+    /// The text after the first occurrence of `needle`, or nil (no Foundation here).
+    func after(_ needle: String) -> SubSequence? {
+        let n = Array(needle.utf8)
+        guard !n.isEmpty else { return self[...] }
+        var i = startIndex
+        while i < endIndex {
+            var j = i
+            var k = 0
+            while k < n.count, j < endIndex, self.utf8[j] == n[k] {
+                j = self.utf8.index(after: j)
+                k += 1
+            }
+            if k == n.count { return self[j...] }
+            i = index(after: i)
+        }
+        return nil
+    }
 }

@@ -21,79 +21,11 @@ struct DaemonBench {
     /// The pill: the same panel as the in-process figures.
     var size = "128x32"
 
-    private var isletd: String { binDir + "/isletd" }
-    private var isletctl: String { binDir + "/isletctl" }
+    var isletd: String { binDir + "/isletd" }
+    var isletctl: String { binDir + "/isletctl" }
 
     static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .rssKibPeak, .startToFirstFrameMs,
                               .buttonToBusUsP50, .buttonToBusUsP99, .tickLatenessMsP99, .tickLatenessMsMax]
-
-    /// One started isletd with its own capture file.
-    final class Daemon {
-        let pid: pid_t
-        let log: String
-        let reader: CaptureReader
-        let spawnedAt: Int64
-        private var stopped = false
-
-        init(pid: pid_t, log: String, reader: CaptureReader, spawnedAt: Int64) {
-            self.pid = pid
-            self.log = log
-            self.reader = reader
-            self.spawnedAt = spawnedAt
-        }
-
-        func stop(signal: Int32 = SIGTERM) {
-            guard !stopped else { return }
-            stopped = true
-            kill(pid, signal)
-            let until = Clocks.monotonicNs() + 3_000_000_000
-            while Processes.alive(pid) && Clocks.monotonicNs() < until { Clocks.sleep(ms: 20) }
-            if Processes.alive(pid) { kill(pid, SIGKILL); _ = Processes.wait(pid) }
-        }
-
-        var deathNote: String {
-            let first = (Processes.readFile(log) ?? "").split(separator: "\n").first.map(String.init) ?? "no output"
-            return "isletd on the mock bus did not run (\(first))"
-        }
-    }
-
-    /// Starts isletd on the mock bus and waits until it serves its socket (10 s at most). The
-    /// capture's origin is taken from inotify unless the capture states it.
-    private func launch(dir: String, capture: String, sock: String, state: String) -> Result<Daemon, SpawnError> {
-        guard let watch = OpenWatch(directory: dir, file: capture) else {
-            return .failure(SpawnError(text: "inotify is unavailable: \(String(cString: strerror(errno)))"))
-        }
-        defer { watch.close() }
-        let log = dir + "/isletd.log"
-        let t0 = Clocks.monotonicNs()
-        let spawned = Processes.spawn(isletd, ["--bus", "mock", "--buttons", "mock", "--preview", "none", "--size", size,
-                                               "--capture", dir + "/" + capture, "--socket", sock, "--state-dir", state],
-                                      log: log)
-        guard case .success(let pid) = spawned else {
-            if case .failure(let e) = spawned { return .failure(e) }
-            return .failure(SpawnError(text: "cannot start isletd"))
-        }
-        var openedAt: Int64?
-        var serving = false
-        var upBy = t0 + 10_000_000_000
-        while Clocks.monotonicNs() < upBy && !(serving && openedAt != nil) {
-            if openedAt == nil, let t = watch.poll(timeoutMs: 2) { openedAt = t }
-            if !serving {
-                serving = SocketClient(path: sock).map { $0.close(); return true } ?? false
-                // Serving: the capture, if there is one, is open by now or within a second.
-                if serving { upBy = min(upBy, Clocks.monotonicNs() + 1_000_000_000) }
-            }
-            if !serving && openedAt != nil { Clocks.sleep(ms: 2) }
-            if !Processes.alive(pid) { break }
-        }
-        let d = Daemon(pid: pid, log: log, reader: CaptureReader(path: dir + "/" + capture, openedAt: openedAt), spawnedAt: t0)
-        guard serving else {
-            let why = Processes.alive(pid) ? "isletd did not serve \(sock) within 10 s" : d.deathNote
-            d.stop()
-            return .failure(SpawnError(text: why))
-        }
-        return .success(d)
-    }
 
     func run(into r: inout Results) {
         func missAll(_ why: String) { for k in Self.keys { r[k] = .missing(why) } }
@@ -254,70 +186,6 @@ struct DaemonBench {
         }
     }
 
-    private func measurePresses(sock: String, reader: CaptureReader, into r: inout Results) {
-        guard let client = SocketClient(path: sock) else {
-            r[.buttonToBusUsP50] = .missing("cannot connect to the daemon's socket")
-            r[.buttonToBusUsP99] = .missing("cannot connect to the daemon's socket")
-            return
-        }
-        defer { client.close() }
-        var pressTimes: [Int64] = []
-        var refused: String?
-        let stealBefore = TimerBaseline.stealJiffies()
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        for _ in 0..<presses {
-            let t = Clocks.monotonicNs()
-            guard client.send("{\"op\":\"press\",\"button\":\"\(pressButton)\",\"hold_ms\":\(holdMs)}") else {
-                refused = "the socket closed"
-                break
-            }
-            let reply = client.receiveLine() ?? ""
-            if !reply.contains("\"ok\":true") && !reply.contains("\"ok\": true") {
-                refused = "press refused: \(reply.prefix(200))"
-                break
-            }
-            // The edge that acts: the release. The daemon answers with its instant on
-            // CLOCK_MONOTONIC (as the kernel stamps a GPIO edge); an older daemon does not, and
-            // then holdMs after our send stands in (early, so the latency reads long).
-            pressTimes.append(Self.releaseEdge(reply).map { $0 * 1000 } ?? t + Int64(holdMs) * 1_000_000)
-            // 250–450 ms apart, spread so presses do not lock onto the daemon's tick phase.
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
-            Clocks.sleep(ms: 250 + Int(seed >> 33) % 200)
-        }
-        Clocks.sleep(ms: 300)
-        let bursts = Capture.bursts(reader.read())
-        let o = reader.origin
-        var latencies: [Double] = []
-        let debug = getenv("ISLET_BENCH_DEBUG") != nil
-        for (k, p) in pressTimes.enumerated() {
-            if let b = bursts.first(where: { o + $0.startNs >= p }) {
-                let us = Double(o + b.startNs - p) / 1000
-                if us < 1_000_000 { latencies.append(us) }
-                if debug { eprint("islet-bench: press \(k): release at \(p), burst at \(o + b.startNs), \(Report.number(us)) us, \(b.transactions) transactions, \(b.bytes) bytes") }
-            }
-        }
-        if let why = refused, latencies.isEmpty {
-            r[.buttonToBusUsP50] = .missing(why)
-            r[.buttonToBusUsP99] = .missing(why)
-        } else if let p50 = Stats.percentile(latencies, 50), let p99 = Stats.percentile(latencies, 99) {
-            r[.buttonToBusUsP50] = .value(p50)
-            r[.buttonToBusUsP99] = .value(p99)
-            r.note("button_presses", "\(latencies.count) of \(pressTimes.count) presses of \(holdMs) ms reached the bus within 1 s of their release")
-            // With 40 presses the p99 is the slowest one: show the tail and what the host took meanwhile.
-            let steal = TimerBaseline.stealJiffies().map { s in stealBefore.map { s - $0 } ?? 0 }
-            r.note("button_to_bus_us_slowest", latencies.sorted().suffix(3).reversed().map { Report.number($0) }.joined(separator: ", ")
-                + (steal.map { "; steal time meanwhile \($0 * 10) ms (/proc/stat)" } ?? ""))
-        } else {
-            r[.buttonToBusUsP50] = .missing("no press produced a frame on the bus")
-            r[.buttonToBusUsP99] = .missing("no press produced a frame on the bus")
-        }
-    }
-
-    /// `release_monotonic_us` of a press's answer, in µs, read with the protocol's own type.
-    static func releaseEdge(_ reply: String) -> Int64? {
-        (try? ControlClient.decode(Array(reply.utf8)))?.releaseMonotonicMicroseconds.map { Int64($0) }
-    }
-
     /// Context switches of all of isletd's threads per second over a window. Threads come and go
     /// (a client's connection, a pool worker) and a thread's counts leave /proc with it, so the
     /// threads are sampled every 100 ms and each one's growth is summed: a thread born in the
@@ -357,51 +225,5 @@ struct DaemonBench {
         let after = rest[rest.index(after: q1)...]
         guard let q2 = after.firstIndex(of: "\"") else { return nil }
         return ISO8601.parse(String(after[..<q2]))
-    }
-}
-
-/// Reads the growing capture file and knows where its timeline starts on our monotonic clock.
-final class CaptureReader {
-    let path: String
-    private(set) var origin: Int64
-    private(set) var originMethod = "inotify IN_CREATE/IN_OPEN of the capture file (late by our wake-up latency)"
-
-    /// False when the daemon never created or opened the capture file.
-    let hasOrigin: Bool
-
-    init(path: String, openedAt: Int64?) {
-        self.path = path
-        self.origin = openedAt ?? 0
-        self.hasOrigin = openedAt != nil
-    }
-
-    func read() -> [Transaction] {
-        guard hasOrigin else { return [] }
-        let parsed = Capture.parse(Processes.readFile(path) ?? "")
-        if let stated = Capture.statedOrigin(parsed.comments) {
-            origin = stated
-            originMethod = "monotonic_ns stated in the capture header"
-        }
-        return parsed.transactions
-    }
-}
-
-extension StringProtocol {
-    /// The text after the first occurrence of `needle`, or nil (no Foundation here).
-    func after(_ needle: String) -> SubSequence? {
-        let n = Array(needle.utf8)
-        guard !n.isEmpty else { return self[...] }
-        var i = startIndex
-        while i < endIndex {
-            var j = i
-            var k = 0
-            while k < n.count, j < endIndex, self.utf8[j] == n[k] {
-                j = self.utf8.index(after: j)
-                k += 1
-            }
-            if k == n.count { return self[j...] }
-            i = index(after: i)
-        }
-        return nil
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import IsletCore
+import IsletFrame
 
 /// Writes bench.json and the table people read. JSON by hand: flat keys in the issue's order,
 /// null for a missing figure, and the reasons under `missing`.
@@ -51,23 +52,7 @@ enum Report {
         return String((v * digits).rounded() / digits)
     }
 
-    static func quote(_ s: String) -> String {
-        var o = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": o += "\\\""
-            case "\\": o += "\\\\"
-            case "\n": o += "\\n"
-            case "\t": o += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
-                    o += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else { o.unicodeScalars.append(u) }
-            }
-        }
-        return o + "\""
-    }
+    static func quote(_ s: String) -> String { Quoted.literal(s, .json) }
 
     /// Writes a whole file; returns an error text naming the path and errno, or nil.
     static func write(_ text: String, to path: String) -> String? {

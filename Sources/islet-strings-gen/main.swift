@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import IsletFrame
 
 func fail(_ message: String) -> Never {
     let bytes = Array("islet-strings-gen: \(message)\n".utf8)
@@ -25,19 +26,7 @@ func readFile(_ path: String) -> String {
     return text
 }
 
-func swiftLiteral(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        default:
-            if u.value < 0x20 || u.value > 0x7E { out += "\\u{\(String(u.value, radix: 16))}" } else { out.unicodeScalars.append(u) }
-        }
-    }
-    return out + "\""
-}
+func swiftLiteral(_ s: String) -> String { Quoted.literal(s, .swift) }
 
 let args = CommandLine.arguments
 guard args.count >= 3 else { fail("usage: islet-strings-gen OUTPUT.swift INPUT.strings...") }

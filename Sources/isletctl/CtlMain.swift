@@ -240,8 +240,7 @@ public enum CtlMain {
         // The panel's size first, so the picture has the pill's proportions.
         var width = 128, height = 64
         if !json, let size = try client.request(ControlRequest(op: .status)).response.status?.size {
-            let parts = size.split(separator: "x").compactMap { Int($0) }
-            if parts.count == 2 { width = parts[0]; height = parts[1] }
+            if let s = PanelSize(parsing: size) { width = s.width; height = s.height }
         }
         try client.send(ControlRequest(op: .watch).encodedLine())
         var activities: [Activity] = []

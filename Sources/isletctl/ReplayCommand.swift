@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import IsletDisplay
+import IsletFrame
 import IsletRender
 
 /// `isletctl replay FILE --controller C --size WxH [--col-offset N] -o OUT.pbm|OUT.png`
@@ -29,7 +30,7 @@ public enum ReplayCommand {
     static func parse(_ arguments: [String]) -> ParseOutcome {
         var args = arguments[...]
         if args.first == "replay" { args = args.dropFirst() }
-        var file: String?, kind: ControllerKind?, size: (Int, Int)?, offset: Int?, output: String?
+        var file: String?, kind: ControllerKind?, size: PanelSize?, offset: Int?, output: String?
         while let a = args.popFirst() {
             switch a {
             case "--controller", "--size", "--col-offset", "-o", "--output":
@@ -39,11 +40,8 @@ public enum ReplayCommand {
                     guard let k = ControllerKind(rawValue: v.lowercased()) else { return .bad("unknown controller `\(v)`") }
                     kind = k
                 case "--size":
-                    let parts = v.lowercased().split(separator: "x")
-                    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-                        return .bad("size `\(v)` is not WxH")
-                    }
-                    size = (w, h)
+                    guard let s = PanelSize(parsing: v) else { return .bad("--size must be \(PanelSize.syntax) (got `\(v)`)") }
+                    size = s
                 case "--col-offset":
                     guard let n = Int(v), n >= 0, n < 256 else { return .bad("column offset `\(v)` is not a number 0–255") }
                     offset = n
@@ -60,9 +58,9 @@ public enum ReplayCommand {
         guard let kind else { return .bad("--controller is required") }
         guard let size else { return .bad("--size is required") }
         guard let output else { return .bad("-o is required") }
-        guard var model = PanelModel.find(kind, width: size.0, height: size.1) else {
+        guard var model = PanelModel.find(kind, width: size.width, height: size.height) else {
             let sizes = PanelModel.all.filter { $0.controller.kind == kind }.map { "\($0.width)x\($0.height)" }
-            return .bad("no \(kind) panel of \(size.0)x\(size.1); known sizes: \(sizes.joined(separator: ", "))")
+            return .bad("no \(kind) panel of \(size); known sizes: \(sizes.joined(separator: ", "))")
         }
         if let offset { model = model.withColumnOffset(offset) }
         guard model.isConsistent else {

@@ -37,7 +37,7 @@ struct StopwatchModel {
     var failures = 0
     for run in 0..<runs where failures == 0 {
         var rng = SplitMix(state: seed &+ UInt64(run))
-        let problems = await checkOneSequence(&rng)
+        let problems = checkOneSequence(&rng)
         if !problems.isEmpty {
             failures += 1
             Issue.record("sequence \(run) (ISLET_FUZZ_SEED=\(seed) run \(run)): \(problems.joined(separator: "; "))")
@@ -45,11 +45,11 @@ struct StopwatchModel {
     }
 }
 
-private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
+private func checkOneSequence(_ rng: inout SplitMix) -> [String] {
     var problems: [String] = []
     func check(_ ok: Bool, _ what: @autoclosure () -> String) { if !ok && problems.count < 5 { problems.append(what()) } }
 
-    let manager = ActivityManager(store: NoStore())
+    var book = ActivityBook()
     var now = t0
     var model: CountdownModel?       // the model of the "meditation" countdown, when one exists
     let cycleMs = Int64.random(in: 1...6, using: &rng) * 1000 + Int64.random(in: 0...1, using: &rng) * 500
@@ -91,11 +91,11 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
         if roll < 45 {
             // Let time pass, waking at every deadline as the daemon would.
             let target = now + .milliseconds(Int64.random(in: 1...9000, using: &rng))
-            while let d = await manager.nextDeadline(after: now), d.at <= target {
+            while let d = book.nextDeadline(after: now), d.at <= target {
                 check(d.at > now, "deadline \(d.at) not after now \(now)")
                 var changed = false
                 for id in ["meditation", "stopwatch"] {
-                    let before = await manager.activity(for: id)
+                    let before = book.activity(for: id)
                     let shownBefore = before.map { ShownTime.seconds(of: $0, at: d.at - .milliseconds(1)) }
                     let shownNow = before.map { ShownTime.seconds(of: $0, at: now) }
                     check(shownBefore == shownNow, "\(id): the shown second changed before its deadline")
@@ -109,23 +109,23 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
                     }
                 }
                 if d.reason == .shownSecondChanges { check(changed, "a tick deadline at \(d.at) changed no shown second") }
-                let pausedBefore = await manager.activities.filter { $0.phase == .paused }
+                let pausedBefore = book.activities.filter { $0.phase == .paused }
                 now = d.at
-                _ = await manager.advance(to: now)
+                _ = book.advance(to: now)
                 for p in pausedBefore {
-                    let a = await manager.activity(for: p.timerID)
+                    let a = book.activity(for: p.timerID)
                     check(a?.content.display == p.content.display, "\(p.timerID): paused time moved")
                 }
-                for a in await manager.activities {
+                for a in book.activities {
                     check(ShownTime.exact(of: a, at: now) >= .zero, "\(a.timerID): negative time")
                 }
-                modelMatches(await manager.activity(for: "meditation"))
-                stopwatchMatches(await manager.activity(for: "stopwatch"))
+                modelMatches(book.activity(for: "meditation"))
+                stopwatchMatches(book.activity(for: "stopwatch"))
             }
             now = target
-            _ = await manager.advance(to: now)
-            modelMatches(await manager.activity(for: "meditation"))
-            stopwatchMatches(await manager.activity(for: "stopwatch"))
+            _ = book.advance(to: now)
+            modelMatches(book.activity(for: "meditation"))
+            stopwatchMatches(book.activity(for: "stopwatch"))
         } else if roll < 65 {
             // An intent for the stopwatch, which lives beside the countdown (another timer id).
             let choice = Int.random(in: 0..<7, using: &rng)
@@ -140,7 +140,7 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
             default: intent = .expand
             }
             if case .complete(let d)? = sw?.s, d <= now.milliseconds { sw = nil }
-            let result = try? await manager.apply(intent, timer: "stopwatch", now: now)
+            let result = try? book.applyAndSave(intent, timer: "stopwatch", now: now)
             if result != nil {
                 let t = now.milliseconds
                 switch (intent, sw?.s) {
@@ -150,16 +150,16 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
                 case (.reset, _): sw = nil
                 case (.end(let p), _):
                     var endedAt = t
-                    if case .complete? = sw?.s, let e = await manager.activity(for: "stopwatch")?.ending { endedAt = e.endedAt.milliseconds }
+                    if case .complete? = sw?.s, let e = book.activity(for: "stopwatch")?.ending { endedAt = e.endedAt.milliseconds }
                     let d = p.dismissalInstant(endedAt: Instant(milliseconds: endedAt)).milliseconds
                     sw = d <= t ? nil : StopwatchModel(s: .complete(dismiss: d))
                 default: break
                 }
             }
-            let list = await manager.activities
+            let list = book.activities
             check(Set(list.map(\.timerID)).count == list.count, "two activities for one timer")
-            stopwatchMatches(await manager.activity(for: "stopwatch"))
-            modelMatches(await manager.activity(for: "meditation"))
+            stopwatchMatches(book.activity(for: "stopwatch"))
+            modelMatches(book.activity(for: "meditation"))
         } else {
             let choice = Int.random(in: 0..<7, using: &rng)
             let intent: Intent
@@ -173,7 +173,7 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
             default: intent = .expand
             }
             model?.advance(to: now.milliseconds)
-            let result = try? await manager.apply(intent, timer: "meditation", now: now)
+            let result = try? book.applyAndSave(intent, timer: "meditation", now: now)
             // Update the model from the spec, only where the machine accepted the intent.
             if result != nil {
                 switch (intent, model?.s) {
@@ -188,7 +188,7 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
                 case (.reset, _): model = nil
                 case (.end(let p), _):
                     let endedAt: Int64
-                    if case .complete = model?.s, let e = await manager.activity(for: "meditation")?.ending { endedAt = e.endedAt.milliseconds }
+                    if case .complete = model?.s, let e = book.activity(for: "meditation")?.ending { endedAt = e.endedAt.milliseconds }
                     else { endedAt = now.milliseconds }
                     let d = p.dismissalInstant(endedAt: Instant(milliseconds: endedAt)).milliseconds
                     model?.s = .complete(dismiss: d)
@@ -196,9 +196,9 @@ private func checkOneSequence(_ rng: inout SplitMix) async -> [String] {
                 default: break
                 }
             }
-            let list = await manager.activities
+            let list = book.activities
             check(Set(list.map(\.timerID)).count == list.count, "two activities for one timer")
-            modelMatches(await manager.activity(for: "meditation"))
+            modelMatches(book.activity(for: "meditation"))
         }
         if case .complete(let d)? = model?.s, d <= now.milliseconds { model = nil }
     }

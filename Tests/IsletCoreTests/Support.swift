@@ -43,3 +43,20 @@ enum Fixture: String, CaseIterable, CustomStringConvertible {
     }
 }
 
+
+extension ActivityBook {
+    /// Applies an intent as a host whose writes all succeed: a start stands at once.
+    mutating func applyAndSave(_ intent: Intent, timer timerID: String? = nil, now: Instant) throws(Rejection) -> ManagerChange {
+        let outcome = try apply(intent, timer: timerID, now: now)
+        if case .starting(_, let ticket) = outcome { _ = finishStart(ticket, saved: true) }
+        return outcome.change
+    }
+
+    /// Starts an activity whose write succeeds; the activity the start made.
+    mutating func startAndSave(_ attributes: ActivityAttributes, now: Instant) throws(Rejection) -> Activity {
+        guard let a = try applyAndSave(.start(attributes), now: now).transition.activity else {
+            throw Rejection(.invalidAttributes, "start produced no activity")
+        }
+        return a
+    }
+}

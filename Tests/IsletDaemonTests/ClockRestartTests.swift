@@ -29,10 +29,7 @@ struct ClockRestartTests {
     func aRestartInTheSameBootKeepsTheTimeWhateverTheWallClockSays(_ offset: String) throws {
         let dir = makeTempDir()
         defer { removeTree(dir) }
-        let first = try DaemonUnderTest(dir: dir)
-        #expect(first.ctl("start", "--timer", "run", "--seconds", "600").status == 0)
-        #expect(first.ctl("start", "--timer", "hold", "--seconds", "300").status == 0)
-        #expect(first.ctl("pause", "--timer", "hold").status == 0)
+        let first = try runningAndHeld(dir: dir)
         let frozen = try #require(try first.seconds("hold"))
         let before = try #require(try first.seconds("run"))
         let stoppedAt = Date()
@@ -56,10 +53,7 @@ struct ClockRestartTests {
     @Test func afterARebootAClockBehindTheSaveShowsStaleAndKeepsTheSavedValues() throws {
         let dir = makeTempDir()
         defer { removeTree(dir) }
-        let first = try DaemonUnderTest(dir: dir)
-        #expect(first.ctl("start", "--timer", "run", "--seconds", "600").status == 0)
-        #expect(first.ctl("start", "--timer", "hold", "--seconds", "300").status == 0)
-        #expect(first.ctl("pause", "--timer", "hold").status == 0)
+        let first = try runningAndHeld(dir: dir)
         let frozen = try #require(try first.seconds("hold"))
         #expect(first.stop() == 0)
         try simulateReboot(first)
@@ -98,4 +92,13 @@ struct ClockRestartTests {
         #expect(abs((before - 120) - now) < 2, "remaining \(now), expected about \(before - 120)")
         #expect(try d.status().status?.clockBehind == false)
     }
+}
+
+/// A daemon in `dir` with two timers: "run" counting 600 s and "hold" paused at 300 s.
+private func runningAndHeld(dir: String) throws -> DaemonUnderTest {
+    let d = try DaemonUnderTest(dir: dir)
+    #expect(d.ctl("start", "--timer", "run", "--seconds", "600").status == 0)
+    #expect(d.ctl("start", "--timer", "hold", "--seconds", "300").status == 0)
+    #expect(d.ctl("pause", "--timer", "hold").status == 0)
+    return d
 }

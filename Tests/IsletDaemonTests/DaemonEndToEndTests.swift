@@ -209,17 +209,7 @@ struct DaemonEndToEndTests {
         // requests while 64 KiB of its answers are unread (backpressure) instead of buffering
         // them all or dropping it.
         let n = 600
-        let fd = hog.fd
-        let batch = Array(String(repeating: "{\"op\":\"status\"}\n", count: n).utf8)
-        let sender = Thread {
-            var off = 0
-            while off < batch.count {
-                let w = batch[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if w <= 0 { return }
-                off += w
-            }
-        }
-        sender.start()
+        hog.sendInBackground(Array(String(repeating: "{\"op\":\"status\"}\n", count: n).utf8))
         sleepSeconds(0.3)
         let t = Date()
         #expect(d.ctl("start", "--seconds", "30").status == 0)

@@ -218,7 +218,16 @@ final class RawClient {
     deinit { close(fd) }
 
     func send(_ s: String) { send(Array(s.utf8)) }
-    func send(_ b: [UInt8]) {
+    func send(_ b: [UInt8]) { Self.send(b, on: fd) }
+
+    /// Sends `b` from a thread of its own, started now: a flood the test must not block on while
+    /// the daemon stops reading it.
+    func sendInBackground(_ b: [UInt8]) {
+        let fd = self.fd
+        Thread { RawClient.send(b, on: fd) }.start()
+    }
+
+    private static func send(_ b: [UInt8], on fd: Int32) {
         var off = 0
         while off < b.count {
             let n = b[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import IsletProtocol
+
+/// Button to bus: presses sent through the control socket, timed against the capture's bursts.
+extension DaemonBench {
+    func measurePresses(sock: String, reader: CaptureReader, into r: inout Results) {
+        guard let client = SocketClient(path: sock) else {
+            r[.buttonToBusUsP50] = .missing("cannot connect to the daemon's socket")
+            r[.buttonToBusUsP99] = .missing("cannot connect to the daemon's socket")
+            return
+        }
+        defer { client.close() }
+        var pressTimes: [Int64] = []
+        var refused: String?
+        let stealBefore = TimerBaseline.stealJiffies()
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<presses {
+            let t = Clocks.monotonicNs()
+            guard client.send("{\"op\":\"press\",\"button\":\"\(pressButton)\",\"hold_ms\":\(holdMs)}") else {
+                refused = "the socket closed"
+                break
+            }
+            let reply = client.receiveLine() ?? ""
+            if !reply.contains("\"ok\":true") && !reply.contains("\"ok\": true") {
+                refused = "press refused: \(reply.prefix(200))"
+                break
+            }
+            // The edge that acts: the release. The daemon answers with its instant on
+            // CLOCK_MONOTONIC (as the kernel stamps a GPIO edge); an older daemon does not, and
+            // then holdMs after our send stands in (early, so the latency reads long).
+            pressTimes.append(Self.releaseEdge(reply).map { $0 * 1000 } ?? t + Int64(holdMs) * 1_000_000)
+            // 250–450 ms apart, spread so presses do not lock onto the daemon's tick phase.
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            Clocks.sleep(ms: 250 + Int(seed >> 33) % 200)
+        }
+        Clocks.sleep(ms: 300)
+        let bursts = Capture.bursts(reader.read())
+        let o = reader.origin
+        var latencies: [Double] = []
+        let debug = getenv("ISLET_BENCH_DEBUG") != nil
+        for (k, p) in pressTimes.enumerated() {
+            if let b = bursts.first(where: { o + $0.startNs >= p }) {
+                let us = Double(o + b.startNs - p) / 1000
+                if us < 1_000_000 { latencies.append(us) }
+                if debug { eprint("islet-bench: press \(k): release at \(p), burst at \(o + b.startNs), \(Report.number(us)) us, \(b.transactions) transactions, \(b.bytes) bytes") }
+            }
+        }
+        if let why = refused, latencies.isEmpty {
+            r[.buttonToBusUsP50] = .missing(why)
+            r[.buttonToBusUsP99] = .missing(why)
+        } else if let p50 = Stats.percentile(latencies, 50), let p99 = Stats.percentile(latencies, 99) {
+            r[.buttonToBusUsP50] = .value(p50)
+            r[.buttonToBusUsP99] = .value(p99)
+            r.note("button_presses", "\(latencies.count) of \(pressTimes.count) presses of \(holdMs) ms reached the bus within 1 s of their release")
+            // With 40 presses the p99 is the slowest one: show the tail and what the host took meanwhile.
+            let steal = TimerBaseline.stealJiffies().map { s in stealBefore.map { s - $0 } ?? 0 }
+            r.note("button_to_bus_us_slowest", latencies.sorted().suffix(3).reversed().map { Report.number($0) }.joined(separator: ", ")
+                + (steal.map { "; steal time meanwhile \($0 * 10) ms (/proc/stat)" } ?? ""))
+        } else {
+            r[.buttonToBusUsP50] = .missing("no press produced a frame on the bus")
+            r[.buttonToBusUsP99] = .missing("no press produced a frame on the bus")
+        }
+    }
+
+    /// `release_monotonic_us` of a press's answer, in µs, read with the protocol's own type.
+    static func releaseEdge(_ reply: String) -> Int64? {
+        (try? ControlClient.decode(Array(reply.utf8)))?.releaseMonotonicMicroseconds.map { Int64($0) }
+    }
+}
