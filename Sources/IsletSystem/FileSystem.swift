@@ -82,6 +82,25 @@ public enum FileSystem {
         }
     }
 
+    /// The names in a directory, without "." and "..", in the order the directory gives them.
+    public static func directoryEntries(_ path: String) throws(SystemError) -> [String] {
+        guard let dir = opendir(path) else { throw SystemError("opendir \(path)") }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while true {
+            // readdir returns nil at the end and on error: errno tells them apart.
+            errno = 0
+            guard let entry = readdir(dir) else {
+                if errno != 0 { throw SystemError("readdir \(path)") }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
     /// Creates or truncates `path` and writes `bytes` (not atomic: for output files a person asked for).
     public static func writeFile(_ path: String, _ bytes: [UInt8], permissions: UInt32 = 0o666) throws(SystemError) {
         let fd = try FileDescriptor.open(path, [.writeOnly, .create, .truncate], permissions: permissions)
