@@ -81,6 +81,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletSystem", "IsletErrno", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletInputTests", dependencies: ["IsletInput", "IsletCore"], swiftSettings: strict),
+        .testTarget(name: "IsletSystemTests", dependencies: ["IsletSystem", "IsletErrno"], swiftSettings: strict),
         .testTarget(name: "IsletProtocolTests", dependencies: ["IsletProtocol", "IsletCore"], swiftSettings: strict),
         // isletctl's command-line code, tested through the executable target itself.
         .testTarget(name: "isletctlTests",

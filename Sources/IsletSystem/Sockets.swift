@@ -15,6 +15,11 @@ public enum UnixSocket {
         return try FileDescriptor(returned: socket(AF_UNIX, type, 0), "socket")
     }
 
+    /// A new datagram socket (close-on-exec).
+    public static func datagram() throws(SystemError) -> FileDescriptor {
+        try FileDescriptor(returned: socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0), "socket")
+    }
+
     /// Whether something accepts connections at `path` (a connect succeeds).
     public static func answers(_ path: String) -> Bool {
         guard let fd = try? stream() else { return false }
@@ -25,7 +30,7 @@ public enum UnixSocket {
     @discardableResult
     public static func sendDatagram(_ bytes: [UInt8], to path: String) -> Bool {
         guard let (addr0, len) = Posix.unixAddress(path),
-              let fd = try? FileDescriptor(returned: socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0), "socket")
+              let fd = try? datagram()
         else { return false }
         var addr = addr0
         while true {
