@@ -35,6 +35,27 @@ public final class TerminalRawMode {
 }
 
 public enum Terminal {
+    /// What one read of a key gave.
+    public enum KeyRead: Sendable, Equatable {
+        case byte(UInt8)
+        /// Nothing there now (a non-blocking descriptor).
+        case nothing
+        /// End of file or an error: the terminal is gone.
+        case closed
+    }
+
+    /// Reads one byte from `fd` (the demo's keys, standard input), retrying EINTR.
+    public static func readKey(from fd: Int32) -> KeyRead {
+        var byte: UInt8 = 0
+        while true {
+            let n = read(fd, &byte, 1)
+            if n == 1 { return .byte(byte) }
+            if n == 0 { return .closed }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .nothing : .closed
+        }
+    }
+
     /// The size of the terminal at `fd` (TIOCGWINSZ), when it is one.
     public static func size(of fd: Int32) -> (columns: Int, rows: Int)? {
         var ws = winsize()

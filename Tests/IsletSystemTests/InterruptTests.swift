@@ -66,3 +66,19 @@ struct InterruptTests {
         #expect(interruptsTaken.load(ordering: .relaxed) > before)
     }
 }
+
+@Suite("IsletSystem: keys")
+struct KeyReadTests {
+    @Test func aKeyIsAByteNothingOrTheEnd() throws {
+        var p: [Int32] = [0, 0]
+        #expect(pipe(&p) == 0)
+        let reader = try FileDescriptor(taking: p[0], operation: "pipe")
+        let writer = try FileDescriptor(taking: p[1], operation: "pipe")
+        _ = fcntl(reader.raw, F_SETFL, O_NONBLOCK)
+        #expect(Terminal.readKey(from: reader.raw) == .nothing)
+        try writer.writeAll([UInt8(ascii: "q")])
+        #expect(Terminal.readKey(from: reader.raw) == .byte(UInt8(ascii: "q")))
+        writer.close()
+        #expect(Terminal.readKey(from: reader.raw) == .closed)
+    }
+}
