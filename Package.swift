@@ -36,7 +36,7 @@ let package = Package(
         // no C, no other Islet module.
         .target(name: "IsletFrame", swiftSettings: strict),
         .target(name: "IsletRender",
-                dependencies: ["IsletCore", "IsletFrame", "CFreeType", "CFriBidi", "CPNG"],
+                dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno", "CFreeType", "CFriBidi", "CPNG"],
                 exclude: ["Localization"],
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
@@ -46,7 +46,7 @@ let package = Package(
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
         .target(name: "IsletErrno", swiftSettings: strict),
-        .target(name: "IsletDisplay", dependencies: ["IsletFrame", "IsletErrno"], swiftSettings: strict),
+        .target(name: "IsletDisplay", dependencies: ["IsletFrame", "IsletErrno", "IsletSystem"], swiftSettings: strict),
         // Buttons and chime without hardware: edges, the gesture recognizer, the button map, chime patterns.
         .target(name: "IsletInput", dependencies: ["IsletCore"], swiftSettings: strict),
         // The system-call boundary: one Errno, an owning FileDescriptor, one monotonic clock, epoll,
@@ -81,8 +81,9 @@ let package = Package(
         .testTarget(name: "IsletFrameTests", dependencies: ["IsletFrame"], swiftSettings: strict),
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletSystem", "IsletErrno", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletInputTests", dependencies: ["IsletInput", "IsletCore"], swiftSettings: strict),
+        .testTarget(name: "IsletSystemTests", dependencies: ["IsletSystem", "IsletErrno"], swiftSettings: strict),
         .testTarget(name: "IsletProtocolTests", dependencies: ["IsletProtocol", "IsletCore"], swiftSettings: strict),
         // isletctl's command-line code, tested through the executable target itself.
         .testTarget(name: "isletctlTests",

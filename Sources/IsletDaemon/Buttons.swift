@@ -45,9 +45,12 @@ final class Buttons {
     /// Puts the source's descriptor in the loop; `act` gets each gesture's command.
     func attach(to loop: EventLoop, act: @escaping (ButtonCommand) -> Void) {
         self.act = act
+        // Each line's descriptor is in the loop (a source of several lines has one per line).
         register = { [unowned self, unowned loop] source in
-            do { try loop.register(source.fileDescriptor) { [unowned self] _ in read() } }
-            catch { ctx.log.error("cannot watch the buttons: \(error)") }
+            for fd in source.fileDescriptors {
+                do { try loop.register(fd) { [unowned self] _ in read(fd) } }
+                catch { ctx.log.error("cannot watch the buttons: \(error)") }
+            }
         }
         if let source { register(source) }
     }
@@ -55,10 +58,10 @@ final class Buttons {
     /// A reload's new button settings take effect for the next gesture.
     func reconfigure() { interpreter = ButtonInterpreter(config: ctx.config.buttonConfig) }
 
-    private func read() {
+    private func read(_ fd: Int32) {
         guard let source else { return }
         do {
-            for c in interpreter.handle(try source.readEdges()) { act(c) }
+            for c in interpreter.handle(try source.readEdges(from: fd)) { act(c) }
         } catch {
             ctx.log.limited(.warning, topic: "buttons", nowMs: ctx.mono.milliseconds, "reading the buttons failed: \(error)")
         }

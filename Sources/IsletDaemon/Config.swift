@@ -1,4 +1,4 @@
-import Glibc
+import IsletSystem
 import IsletProtocol
 import IsletCore
 import IsletDisplay
@@ -262,7 +262,7 @@ extension DaemonConfig {
         }
         // What the file alone decides is checked here, so --check-config catches it and a start
         // fails with 78 (no restart loop) instead of 69 at the socket.
-        if let group = socketGroup, getgrnam(group) == nil {
+        if let group = socketGroup, Identity.groupID(named: group) == nil {
             throw ConfigError(origins["daemon.socket_group"] ?? origin,
                               "daemon.socket_group = \"\(group)\": no such group on this system (getent group \(group) finds none); create it (groupadd --system \(group)) or leave socket_group empty for the daemon's own group")
         }

@@ -2,14 +2,13 @@ import IsletErrno
 import IsletSystem
 import IsletProtocol
 import IsletCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One connected client: nonblocking, with its own input and output buffers, so a slow or
 /// silent client never holds up anyone else.
 final class ClientConnection {
+    /// The descriptor's number, kept after close so the loop can still unregister it.
     let fd: Int32
+    let socket: FileDescriptor
     let id: Int
     var input: [UInt8] = []
     var output: [UInt8] = []
@@ -28,8 +27,8 @@ final class ClientConnection {
     /// Answers waiting for a durable write (or queued behind one), in request order.
     var awaiting: [DeferredAnswer] = []
 
-    init(fd: Int32, id: Int, nowMs: Int64) {
-        self.fd = fd; self.id = id
+    init(socket: FileDescriptor, id: Int, nowMs: Int64) {
+        self.socket = socket; fd = socket.raw; self.id = id
         lastActiveMs = nowMs
         lastDrainedMs = nowMs
     }
@@ -61,6 +60,8 @@ struct DeferredAnswer {
 /// daemon's poll loop. It frames JSON Lines and leaves their meaning to a handler.
 final class ControlServer {
     let path: String
+    let listener: FileDescriptor
+    /// The listening descriptor's number (kept after shutdown, like a client's).
     let listenFD: Int32
     private(set) var clients: [Int32: ClientConnection] = [:]
     private var nextID = 1
@@ -89,80 +90,70 @@ final class ControlServer {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             try Posix.makeDirectories(String(path[..<slash]), mode: 0o755)
         }
-        guard let (addr0, len) = Posix.unixAddress(path) else {
-            throw SystemError("socket path \(path) is too long for a Unix socket", Errno(ENAMETOOLONG))
+        guard UnixSocket.fits(path) else {
+            throw SystemError("socket path \(path) is too long for a Unix socket", .fileNameTooLong)
         }
-        var addr = addr0
         if ControlServer.answers(path) {
-            throw SystemError("another isletd already serves \(path)", Errno(EADDRINUSE))
+            throw SystemError("another isletd already serves \(path)", .addressInUse)
         }
         // Only ever remove a stale socket: a mistyped --socket must not delete someone's file.
-        var st = stat()
-        if lstat(path, &st) == 0 {
-            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
-                throw SystemError("\(path) exists and is not a socket: refusing to replace it; choose another --socket or socket path", Errno(EEXIST))
+        if let st = try? FileSystem.status(path, followLinks: false) {
+            guard st.kind == .socket else {
+                throw SystemError("\(path) exists and is not a socket: refusing to replace it; choose another --socket or socket path", .fileExists)
             }
-            unlink(path)
+            try? FileSystem.remove(path)
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket") }
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        guard bound == 0 else { let e = SystemError("bind \(path)"); close(fd); throw e }
+        let fd = try UnixSocket.stream(nonBlocking: true)
+        try fd.bind(unixPath: path)
         if let group {
-            guard let gr = getgrnam(group) else {
-                close(fd); unlink(path)
-                throw SystemError("socket group \"\(group)\" does not exist", Errno(ENOENT))
+            guard let gid = Identity.groupID(named: group) else {
+                try? FileSystem.remove(path)
+                throw SystemError("socket group \"\(group)\" does not exist", .noSuchFileOrDirectory)
             }
-            if chown(path, uid_t.max, gr.pointee.gr_gid) != 0 {
-                let e = SystemError("chown \(path) to group \(group)"); close(fd); unlink(path); throw e
+            do { try FileSystem.setGroup(path, gid) } catch {
+                try? FileSystem.remove(path)
+                throw SystemError("chown \(path) to group \(group)", error.errno)
             }
         }
-        guard chmod(path, mode_t(mode)) == 0 else { let e = SystemError("chmod \(path)"); close(fd); throw e }
+        try FileSystem.setPermissions(path, mode)
         // A full backlog makes connect() fail at once for a person's isletctl: take the most
         // the kernel allows (net.core.somaxconn).
-        guard listen(fd, SOMAXCONN) == 0 else { let e = SystemError("listen \(path)"); close(fd); throw e }
-        listenFD = fd
+        do { try fd.listen() } catch { throw SystemError("listen \(path)", error.errno) }
+        listener = fd
+        listenFD = fd.raw
     }
 
     /// Whether a daemon answers on `path` (a connect succeeds).
-    static func answers(_ path: String) -> Bool {
-        guard let (addr0, len) = Posix.unixAddress(path) else { return false }
-        var addr = addr0
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) } } == 0
-    }
+    static func answers(_ path: String) -> Bool { UnixSocket.answers(path) }
 
     func shutdown() {
-        for c in clients.values { close(c.fd) }
+        for c in clients.values { c.socket.close() }
         clients.removeAll()
-        close(listenFD)
-        unlink(path)
+        listener.close()
+        try? FileSystem.remove(path)
     }
 
     /// Accepts every pending connection.
     func acceptAll() -> [ClientConnection] {
         var accepted: [ClientConnection] = []
         while true {
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 { break }
-            Posix.makeNonblocking(fd)
-            let c = ClientConnection(fd: fd, id: nextID, nowMs: nowMs())
+            // An error (ECONNABORTED, EMFILE) ends this turn's accepting, as nothing pending does.
+            guard let socket = try? listener.accept() else { break }
+            let c = ClientConnection(socket: socket, id: nextID, nowMs: nowMs())
             nextID += 1
             if clients.count >= Self.maximumClients, let (victim, why) = evictionCandidate() {
                 victim.output = []; victim.outputOffset = 0
                 victim.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon is full and this connection \(why); it is closed to make room"))))
-                _ = try? Posix.writeSome(victim.fd, victim.output[victim.outputOffset...])
+                _ = try? victim.socket.sendSome(victim.output[victim.outputOffset...])
                 drop(victim)
             }
             if clients.count >= Self.maximumClients {
                 c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon serves at most \(Self.maximumClients) clients at once"))))
-                _ = try? Posix.writeSome(fd, c.output[...])
-                close(fd)
+                _ = try? socket.sendSome(c.output[...])
+                socket.close()
                 continue
             }
-            clients[fd] = c
+            clients[c.fd] = c
             accepted.append(c)
         }
         return accepted
@@ -184,10 +175,7 @@ final class ControlServer {
         }
         // A watcher's unread backlog: our buffer plus what waits in the socket for it to read
         // (TIOCOUTQ). One that reads has none; a stuck one at least its snapshot.
-        func backlog(_ c: ClientConnection) -> Int {
-            var queued: Int32 = 0
-            return c.pendingOutput + (ioctl(c.fd, UInt(TIOCOUTQ), &queued) == 0 ? Int(queued) : 0)
-        }
+        func backlog(_ c: ClientConnection) -> Int { c.pendingOutput + (c.socket.unreadOutput() ?? 0) }
         if let stale = clients.values.filter({ $0.watching }).map({ ($0, backlog($0)) }).filter({ $0.1 > 0 })
             .max(by: { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id > $1.0.id }) {
             return (stale.0, "was watching without reading")
@@ -214,20 +202,16 @@ final class ControlServer {
     /// Reads what the client sent (when `readable`) and takes at most `linesPerTurn` complete
     /// lines; the rest waits in its buffer for the next turn.
     func readLines(_ c: ClientConnection, readable: Bool = true) -> ReadOutcome {
-        var buf = [UInt8](repeating: 0, count: 16 * 1024)
         var eof = false
         while readable {
-            let n = buf.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                c.input += buf[0..<n]
-                c.lastActiveMs = nowMs()
-                if c.input.count > ControlRequest.maximumLineBytes * 2 { break }
-                continue
-            }
-            if n == 0 { eof = true; break }
-            if errno == EINTR { continue }
-            if errno != EAGAIN && errno != EWOULDBLOCK { eof = true }
-            break
+            let received: [UInt8]?
+            // An error ends the connection, as the peer's close does; nil is "nothing now".
+            do { received = try c.socket.receive(capacity: 16 * 1024) } catch { eof = true; break }
+            guard let got = received else { break }
+            if got.isEmpty { eof = true; break }
+            c.input += got
+            c.lastActiveMs = nowMs()
+            if c.input.count > ControlRequest.maximumLineBytes * 2 { break }
         }
         var lines: [[UInt8]] = []
         while lines.count < Self.linesPerTurn, let nl = c.input.firstIndex(of: 10) {
@@ -254,7 +238,7 @@ final class ControlServer {
     func flush(_ c: ClientConnection) -> Bool {
         while c.pendingOutput > 0 {
             do {
-                let n = try Posix.writeSome(c.fd, c.output[c.outputOffset...])
+                let n = try c.socket.sendSome(c.output[c.outputOffset...])
                 if n == 0 { break }
                 c.outputOffset += n
                 c.lastDrainedMs = nowMs()
@@ -272,7 +256,7 @@ final class ControlServer {
     }
 
     func drop(_ c: ClientConnection) {
-        close(c.fd)
+        c.socket.close()
         clients[c.fd] = nil
     }
 }

@@ -40,7 +40,7 @@ public final class Daemon {
 
         // Signals arrive through a descriptor in the table; they are blocked before any thread
         // (the writer's) starts, so that thread inherits the mask.
-        ProcessSelf.ignoreBrokenPipes()
+        StopAndReloadSignals.ignoreBrokenPipe()
         let loaded: LoadedState
         do {
             lifecycle = try Lifecycle(reload: reload)
@@ -106,7 +106,7 @@ public final class Daemon {
     // MARK: routing the inputs
 
     private func handleSignals() {
-        for s in lifecycle.pendingSignals() {
+        for s in lifecycle.pendingRequests() {
             switch s {
             case .reload: reloadConfig()
             case .stop(let signo):
@@ -137,8 +137,8 @@ public final class Daemon {
 
     /// The demo's keys: `q` quits, `w` starts a stopwatch, a button's letter presses it.
     private func handleKey() {
-        switch TerminalByte.read(0) {
-        case .none: return
+        switch Terminal.readKey(from: 0) {
+        case .nothing: return
         case .closed:
             // The demo's terminal is gone (closed window, EOF): stop, rather than spin on a
             // descriptor that is readable forever.

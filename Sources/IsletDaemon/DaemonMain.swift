@@ -1,8 +1,5 @@
 import IsletSystem
 import IsletProtocol
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `isletd`'s command line: flags override the config file key by key.
 public struct DaemonCommandLine: Sendable {

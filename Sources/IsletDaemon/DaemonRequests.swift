@@ -143,7 +143,7 @@ extension Daemon: ClientsDelegate {
     func daemonStatus() -> DaemonStatus {
         let config = ctx.config
         let counters = panel.counters
-        return DaemonStatus(pid: ProcessSelf.id, version: IsletVersion.string,
+        return DaemonStatus(pid: Int(Identity.processID), version: IsletVersion.string,
                             uptimeSeconds: Double(ctx.mono.nanoseconds(since: ctx.startedAt)) / 1e9,
                             wakeups: loop.turns, frames: counters.frames, busBytes: counters.busBytes, busErrors: counters.busErrors,
                             panelPresent: panel.ready, panelOn: panel.displayIsOn, bus: config.bus.description,

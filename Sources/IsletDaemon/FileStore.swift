@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletErrno
 import IsletSystem
 import FoundationEssentials
@@ -51,29 +48,32 @@ public struct LoadedState: Sendable {
 }
 
 /// The system calls of a save, one by one, so a test can see their order (and fail one).
+/// The save names each step's failure itself (with the path), so only the errno of a thrown
+/// error is read.
 public protocol StoreSystem: Sendable {
-    /// Creates `path` exclusively, never through a symlink; -1 and errno on failure.
-    func createExclusive(_ path: String, mode: mode_t) -> Int32
-    func write(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError)
-    func fsync(_ fd: Int32) -> Int32
-    func close(_ fd: Int32)
-    func rename(_ from: String, _ to: String) -> Int32
+    /// Creates `path` exclusively, never through a symlink.
+    func createExclusive(_ path: String, mode: UInt32) throws(SystemError) -> FileDescriptor
+    func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(SystemError)
+    func fsync(_ fd: FileDescriptor) throws(SystemError)
+    func close(_ fd: FileDescriptor)
+    func rename(_ from: String, _ to: String) throws(SystemError)
+    /// Removes a file; one already gone (or any failure) is not an error.
     func unlink(_ path: String)
-    func openDirectory(_ path: String) -> Int32
+    func openDirectory(_ path: String) throws(SystemError) -> FileDescriptor
 }
 
 /// The real calls.
 public struct LiveStoreSystem: StoreSystem {
     public init() {}
-    public func createExclusive(_ path: String, mode: mode_t) -> Int32 {
-        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+    public func createExclusive(_ path: String, mode: UInt32) throws(SystemError) -> FileDescriptor {
+        try FileDescriptor.open(path, [.writeOnly, .create, .exclusive, .noFollow], permissions: mode)
     }
-    public func write(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) { try Posix.writeAll(fd, bytes) }
-    public func fsync(_ fd: Int32) -> Int32 { Glibc.fsync(fd) }
-    public func close(_ fd: Int32) { _ = Glibc.close(fd) }
-    public func rename(_ from: String, _ to: String) -> Int32 { Glibc.rename(from, to) }
-    public func unlink(_ path: String) { _ = Glibc.unlink(path) }
-    public func openDirectory(_ path: String) -> Int32 { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+    public func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(SystemError) { try fd.writeAll(bytes) }
+    public func fsync(_ fd: FileDescriptor) throws(SystemError) { try fd.sync() }
+    public func close(_ fd: FileDescriptor) { fd.close() }
+    public func rename(_ from: String, _ to: String) throws(SystemError) { try FileSystem.rename(from, to: to) }
+    public func unlink(_ path: String) { try? FileSystem.remove(path) }
+    public func openDirectory(_ path: String) throws(SystemError) -> FileDescriptor { try FileDescriptor.open(path, [.directory]) }
 }
 
 /// Persists activities atomically: write a temp file, fsync it, rename it over the old one,
@@ -104,14 +104,14 @@ public final class FileStore: ActivityStore {
     /// owner (this user or root) and at most the daemon's own group can write, or another user
     /// could plant the temporary file (a link to a file of ours) or replace the state.
     public static func unsafeDirectory(_ dir: String) -> String? {
-        var st = stat()
-        guard stat(dir, &st) == 0 else { return "\(dir) cannot be examined (\(Errno.current))" }
-        guard (st.st_mode & S_IFMT) == S_IFDIR else { return "\(dir) is not a directory" }
-        let mode = String(st.st_mode & 0o7777, radix: 8)
-        if st.st_uid != geteuid() && st.st_uid != 0 {
-            return "\(dir) belongs to another user (uid \(st.st_uid)): use a directory of this user (state_dir) or chown it"
+        let st: FileStatus
+        do { st = try FileSystem.status(dir) } catch { return "\(dir) cannot be examined (\(error.errno))" }
+        guard st.kind == .directory else { return "\(dir) is not a directory" }
+        let mode = String(st.permissions, radix: 8)
+        if st.owner != Identity.effectiveUserID && st.owner != 0 {
+            return "\(dir) belongs to another user (uid \(st.owner)): use a directory of this user (state_dir) or chown it"
         }
-        if st.st_mode & 0o002 != 0 || (st.st_mode & 0o020 != 0 && st.st_gid != getegid()) {
+        if st.permissions & 0o002 != 0 || (st.permissions & 0o020 != 0 && st.group != Identity.effectiveGroupID) {
             return "\(dir) can be written by other users (mode 0\(mode)): chmod go-w '\(dir)', or set state_dir to a private directory"
         }
         return nil
@@ -135,31 +135,31 @@ public final class FileStore: ActivityStore {
             let tmp = path + ".tmp"
             // Exclusive and without following links: a leftover temp file (a crash) or anything
             // planted there (a symlink, a FIFO) is removed, never written through.
-            var fd = sys.createExclusive(tmp, mode: 0o640)
-            if fd < 0, errno == EEXIST {
-                sys.unlink(tmp)
-                fd = sys.createExclusive(tmp, mode: 0o640)
-            }
-            guard fd >= 0 else { throw SystemError("create \(tmp)") }
+            let fd: FileDescriptor
+            do throws(SystemError) {
+                do throws(SystemError) { fd = try sys.createExclusive(tmp, mode: 0o640) } catch where error.errno == .fileExists {
+                    sys.unlink(tmp)
+                    fd = try sys.createExclusive(tmp, mode: 0o640)
+                }
+            } catch { throw SystemError("create \(tmp)", error.errno) }
             do throws(SystemError) {
                 try sys.write(fd, bytes)
-                guard sys.fsync(fd) == 0 else { throw SystemError("fsync \(tmp)") }
+                do throws(SystemError) { try sys.fsync(fd) } catch { throw SystemError("fsync \(tmp)", error.errno) }
             } catch {
                 sys.close(fd)
                 sys.unlink(tmp)
                 throw error
             }
             sys.close(fd)
-            guard sys.rename(tmp, path) == 0 else {
-                let e = SystemError("rename \(tmp) to \(path)")
+            do throws(SystemError) { try sys.rename(tmp, path) } catch {
                 sys.unlink(tmp)
-                throw e
+                throw SystemError("rename \(tmp) to \(path)", error.errno)
             }
             // The rename itself is durable only once the directory is synced.
-            let dfd = sys.openDirectory(directory)
-            guard dfd >= 0 else { throw SystemError("open \(directory)") }
+            let dfd: FileDescriptor
+            do throws(SystemError) { dfd = try sys.openDirectory(directory) } catch { throw SystemError("open \(directory)", error.errno) }
             defer { sys.close(dfd) }
-            guard sys.fsync(dfd) == 0 else { throw SystemError("fsync \(directory)") }
+            do throws(SystemError) { try sys.fsync(dfd) } catch { throw SystemError("fsync \(directory)", error.errno) }
         }
     }
 
@@ -170,7 +170,7 @@ public final class FileStore: ActivityStore {
         switch FileIO.read(path, followLinks: false) {
         case .success(let b): bytes = b
         case .failure(let e):
-            if e.errno.code == ENOENT { return LoadedState(activities: [], savedAt: nil, problem: nil) }
+            if e.errno == .noSuchFileOrDirectory { return LoadedState(activities: [], savedAt: nil, problem: nil) }
             return LoadedState(activities: [], savedAt: nil, problem: moveAside("it could not be read (\(e))"))
         }
         switch Self.decode(bytes) {
@@ -206,41 +206,20 @@ public final class FileStore: ActivityStore {
 
     private func moveAside(_ why: String) -> String {
         let aside = path + ".bad-\(Posix.wallMilliseconds())"
-        if rename(path, aside) == 0 {
-            return "state file \(path) was moved aside to \(aside): \(why); starting with no activities"
+        do { try FileSystem.rename(path, to: aside) } catch {
+            return "state file \(path) is unusable: \(why), and could not be moved aside (\(error.errno)); starting with no activities"
         }
-        return "state file \(path) is unusable: \(why), and could not be moved aside (\(Errno.current)); starting with no activities"
+        return "state file \(path) was moved aside to \(aside): \(why); starting with no activities"
     }
 }
 
-/// Whole-file reads through the C library (no Foundation file APIs).
+/// Whole-file reads (no Foundation file APIs), through IsletSystem.
 enum FileIO {
-    /// Reads a regular file. Non-blocking, so a FIFO or device at the path cannot hang the one
-    /// loop thread in open(2) or read(2), and refused unless it is a regular file.
+    /// A regular file's bytes, read without blocking on a FIFO or device at the path;
     /// `followLinks: false` also refuses a symlink (the state file is never one).
     static func read(_ path: String, limit: Int = 1 << 20, followLinks: Bool = true) -> Result<[UInt8], SystemError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW))
-        guard fd >= 0 else { return .failure(SystemError("open \(path)")) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return .failure(SystemError("stat \(path)")) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(SystemError("open \(path): not a regular file", Errno(EINVAL)))
-        }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let n = buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(SystemError("read \(path)"))
-            }
-            if n == 0 { break }
-            out += buf[0..<n]
-            if out.count > limit { return .failure(SystemError("read \(path)", Errno(EFBIG))) }
-        }
-        return .success(out)
+        FileSystem.readFile(path, limit: limit, followLinks: followLinks)
     }
 
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    static func exists(_ path: String) -> Bool { FileSystem.exists(path) }
 }

@@ -17,7 +17,7 @@ final class Lifecycle {
     func stop() { running = false }
 
     /// What the signals pending now ask for, oldest first.
-    func pendingSignals() -> [ControlSignal] { signals.pending().compactMap { ControlSignal(number: $0) } }
+    func pendingRequests() -> [StopAndReloadSignals.Request] { signals.pendingRequests() }
 }
 
 /// A thread-safe way to stop a running daemon.

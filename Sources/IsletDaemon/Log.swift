@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 
 /// journald priorities (sd-daemon(3)): a `<N>` prefix on each stderr line sets the entry's level.
 public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
@@ -37,8 +35,8 @@ public final class Logger {
     public func log(_ level: LogLevel, _ message: String) {
         guard level <= threshold else { return }
         let line = "<\(level.rawValue)>isletd: \(message)\n"
-        var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        // A log line that cannot be written has nowhere else to go.
+        try? Posix.writeAll(2, Array(line.utf8))
     }
 
     /// Logs at most once per `interval` ms for one topic; the next entry says how many were skipped.

@@ -1,7 +1,4 @@
 import IsletSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The systemd notify protocol (sd_notify(3)) without libsystemd: one datagram of
 /// `KEY=VALUE` lines to the AF_UNIX socket named by $NOTIFY_SOCKET (`@` means abstract).
@@ -16,7 +13,7 @@ public final class SystemdNotifier {
         if let usec = Posix.environment("WATCHDOG_USEC").flatMap({ Int64($0) }), usec > 0 {
             // WATCHDOG_PID, when set, names the process the watchdog is meant for.
             let pid = Posix.environment("WATCHDOG_PID").flatMap { Int32($0) }
-            if pid == nil || pid == getpid() { interval = max(1, usec / 2000) }
+            if pid == nil || pid == Identity.processID { interval = max(1, usec / 2000) }
         }
         watchdogIntervalMs = interval
     }
@@ -26,21 +23,11 @@ public final class SystemdNotifier {
     /// Sends one message; failures are returned, never fatal (systemd may be gone).
     @discardableResult
     public func send(_ message: String) -> Bool {
-        guard let path, let (addr0, len) = Posix.unixAddress(path) else { return false }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var addr = addr0
-        let bytes = Array(message.utf8)
-        let n = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), sa, len) }
-            }
-        }
-        return n == bytes.count
+        guard let path else { return false }
+        return UnixSocket.sendDatagram(Array(message.utf8), to: path)
     }
 
-    public func ready(status: String) { send("READY=1\nSTATUS=\(status)\nMAINPID=\(getpid())") }
+    public func ready(status: String) { send("READY=1\nSTATUS=\(status)\nMAINPID=\(Identity.processID)") }
     public func status(_ s: String) { send("STATUS=\(s)") }
     public func watchdog() { send("WATCHDOG=1") }
     public func reloading() { send("RELOADING=1") }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletSystem
 import IsletProtocol
 import IsletFrame
@@ -9,24 +6,17 @@ import IsletRender
 /// The terminal as the demo's screen and keyboard: raw mode while the daemon runs, restored
 /// on exit; the picture is redrawn in place only when the panel's image changes.
 final class TerminalScreen {
-    private var saved = termios()
-    private var raw = false
+    private let rawMode: TerminalRawMode?
     private var last = ""
     let legend: String
 
     init(legend: String) {
         self.legend = legend
-        if isatty(0) == 1, tcgetattr(0, &saved) == 0 {
-            var t = saved
-            t.c_lflag &= ~tcflag_t(ICANON | ECHO)
-            t.c_cc.6 = 1   // VMIN
-            t.c_cc.5 = 0   // VTIME
-            raw = tcsetattr(0, TCSANOW, &t) == 0
-        }
+        rawMode = TerminalRawMode(0)
         write("\u{1B}[2J\u{1B}[?25l")
     }
 
-    var readsKeys: Bool { raw }
+    var readsKeys: Bool { rawMode != nil }
 
     func show(_ image: PanelImage?, status: String) {
         var text = "\u{1B}[H"
@@ -48,14 +38,12 @@ final class TerminalScreen {
 
     /// The terminal's size, when standard output is one.
     static func terminalSize() -> (columns: Int, rows: Int)? {
-        var ws = winsize()
-        guard ioctl(1, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return nil }
-        return (Int(ws.ws_col), Int(ws.ws_row))
+        Terminal.size(of: 1)
     }
 
     func restore() {
         write("\u{1B}[?25h\n")
-        if raw { tcsetattr(0, TCSANOW, &saved) }
+        rawMode?.restore()
     }
 
     private func write(_ s: String) {

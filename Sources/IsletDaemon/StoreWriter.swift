@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletErrno
 import Dispatch
 import IsletCore
@@ -32,19 +29,9 @@ final class StoreWriter: Sendable {
     init(save: @escaping @Sendable ([Activity]) throws -> Void) throws(SystemError) {
         done = try EventCounter()
         self.save = save
-        let box = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let r = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let writer = Unmanaged<StoreWriter>.fromOpaque(raw).takeRetainedValue()
-            writer.loop()
-            return nil
-        }, box)
-        guard r == 0 else {
-            Unmanaged<StoreWriter>.fromOpaque(box).release()
-            throw SystemError("pthread_create (the state writer)", Errno(r))
-        }
-        pthread_detach(thread)
+        // The thread holds the writer until its loop ends (after finish()).
+        do { try DetachedThread.start { [self] in loop() } }
+        catch { throw SystemError("pthread_create (the state writer)", error.errno) }
     }
 
     /// Queues a snapshot for writing.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import IsletSystem
 import IsletErrno
 import IsletFrame
 
@@ -92,70 +88,47 @@ public enum CaptureFormat {
 /// the only file this module writes directly.
 final class CaptureFile {
     let path: String
-    private var fd: Int32
+    private let file: FileDescriptor
     /// The first write that failed (disk full, device gone); later lines are not attempted, so
     /// a capture never holds a gap silently: it ends where this error says.
     private(set) var failure: CaptureError?
 
     init(path: String) throws(CaptureError) {
         self.path = path
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 {
-            let code = errno
-            throw CaptureError(file: path, line: 0, message: "cannot open for writing: \(Errno(code)) (errno \(code)); check the directory exists and is writable")
+        do { file = try FileDescriptor.open(path, [.writeOnly, .create, .truncate], permissions: 0o644) } catch {
+            let code = error.errno
+            throw CaptureError(file: path, line: 0, message: "cannot open for writing: \(code) (errno \(code.code)); check the directory exists and is writable")
         }
     }
 
     func append(_ line: String) {
-        guard fd >= 0, failure == nil else { return }
-        var text = line
-        text += "\n"
-        text.withUTF8 { buf in
-            guard let base = buf.baseAddress else { return }
-            var off = 0
-            while off < buf.count {
-                let n = write(fd, base + off, buf.count - off)
-                if n <= 0 {
-                    let code = n < 0 ? errno : EIO
-                    if n < 0 && code == EINTR { continue }
-                    failure = CaptureError(file: path, line: 0,
-                                           message: "capture stopped: write failed: \(Errno(code)) (errno \(code)); free space or choose another file")
-                    return
-                }
-                off += n
-            }
+        guard file.raw >= 0, failure == nil else { return }
+        do { try file.writeAll(Array((line + "\n").utf8)) } catch {
+            let code = error.errno
+            failure = CaptureError(file: path, line: 0,
+                                   message: "capture stopped: write failed: \(code) (errno \(code.code)); free space or choose another file")
         }
     }
 
-    func close() {
-        if fd >= 0 { closeDescriptor(fd) }
-        fd = -1
-    }
-
-    deinit { close() }
+    func close() { file.close() }
 }
-
-private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 
 /// Reads a whole text file (the capture for replay).
 func readTextFile(_ path: String) throws(CaptureError) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 {
-        let code = errno
-        throw CaptureError(file: path, line: 0, message: "cannot open: \(Errno(code)) (errno \(code))")
+    let fd: FileDescriptor
+    do { fd = try FileDescriptor.open(path) } catch {
+        throw CaptureError(file: path, line: 0, message: "cannot open: \(error.errno) (errno \(error.errno.code))")
     }
-    defer { _ = close(fd) }
     var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            let code = errno
-            throw CaptureError(file: path, line: 0, message: "read failed: \(Errno(code)) (errno \(code))")
+        let chunk: [UInt8]?
+        do { chunk = try fd.readSome(capacity: 65536) } catch {
+            throw CaptureError(file: path, line: 0, message: "read failed: \(error) (errno \(error.code))")
         }
-        if n == 0 { break }
-        bytes += chunk[0..<n]
+        // A blocking descriptor returns nil only if someone made it non-blocking: read on.
+        guard let chunk else { continue }
+        if chunk.isEmpty { break }
+        bytes += chunk
     }
     return String(decoding: bytes, as: UTF8.self)
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import IsletSystem
 import IsletErrno
 import IsletFrame
 
@@ -72,14 +68,14 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Maps an errno from opening a bus device node.
     public static func opening(device: String, errno code: Errno) -> I2CError {
-        switch code.code {
-        case ENOENT, ENODEV, ENXIO:
+        switch code {
+        case .noSuchFileOrDirectory, .noSuchDevice, .noSuchAddressOrDevice:
             return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code,
                             hint: "no I²C bus at \(device): on a Raspberry Pi enable it with `dtparam=i2c_arm=on` in /boot/firmware/config.txt (or `raspi-config nonint do_i2c 0`), load i2c-dev, reboot, then check `ls /dev/i2c-*`")
-        case ENOTTY:
+        case .inappropriateIOCTLForDevice:
             return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code,
                             hint: "\(device) is not an I²C adapter (it refuses I2C_FUNCS): give the bus device, e.g. /dev/i2c-1 (`ls /dev/i2c-*`, `i2cdetect -l`)")
-        case EACCES, EPERM:
+        case .permissionDenied, .notPermitted:
             return I2CError(kind: .permissionDenied, device: device, address: nil, errno: code,
                             hint: "permission denied on \(device): add the user to the `i2c` group (`sudo usermod -aG i2c $USER`, then log in again) or run the service with SupplementaryGroups=i2c")
         default:
@@ -89,8 +85,8 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Maps an errno from a transfer (ioctl or libi2c call) to one address.
     public static func transfer(device: String, address: UInt8, errno code: Errno) -> I2CError {
-        switch code.code {
-        case EACCES, EPERM, ENOENT:
+        switch code {
+        case .permissionDenied, .notPermitted, .noSuchFileOrDirectory:
             var e = opening(device: device, errno: code)
             e.address = address
             return e
@@ -101,14 +97,14 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
 
     private static func transferError(device: String, address: UInt8?, errno code: Errno) -> I2CError {
         let at = address.map { " at 0x" + Hex.byte($0) } ?? ""
-        switch code.code {
-        case ENXIO, EREMOTEIO, ENODEV:
+        switch code {
+        case .noSuchAddressOrDevice, .remoteIO, .noSuchDevice:
             return I2CError(kind: .noAcknowledge, device: device, address: address, errno: code,
                             hint: "no device acknowledged\(at) on \(device): check wiring (SDA, SCL, VCC, GND) and the address (0x3c or 0x3d, `i2cdetect -y N`)")
-        case EBUSY:
+        case .resourceBusy:
             return I2CError(kind: .busy, device: device, address: address, errno: code,
                             hint: "the address\(at) is claimed by a kernel driver: remove a display overlay such as `dtoverlay=ssd1306` from config.txt or unbind the ssd130x driver, then retry")
-        case EOPNOTSUPP, EINVAL, EMSGSIZE:
+        case .notSupported, .invalidArgument, .messageTooLong:
             return I2CError(kind: .unsupported, device: device, address: address, errno: code,
                             hint: "the adapter behind \(device) refused this transfer: Islet falls back to SMBus block writes when I2C_FUNCS lacks plain I²C; report the adapter if this persists")
         default:

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import IsletSystem
 import IsletErrno
 import IsletFrame
 import Synchronization
@@ -23,7 +19,7 @@ public final class MockI2CBus: I2CBus, Sendable {
     private struct Window {
         var from: UInt64
         var until: UInt64
-        var errno: Int32
+        var errno: Errno
         var powerCycle: Bool
         var hit = false
     }
@@ -31,9 +27,9 @@ public final class MockI2CBus: I2CBus, Sendable {
     private struct State: ~Copyable {
         var panels: [UInt8: EmulatedPanel] = [:]
         var attempted = 0
-        var failAt: [Int: Int32] = [:]
+        var failAt: [Int: Errno] = [:]
         var windows: [Window] = []
-        var unplugged: Int32? = nil
+        var unplugged: Errno? = nil
         var capture: CaptureFile? = nil
         var captureStart: UInt64 = 0
         var powerCycles: UInt64 = 0
@@ -55,9 +51,7 @@ public final class MockI2CBus: I2CBus, Sendable {
     }
 
     public static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        SystemClock.monotonic().nanoseconds
     }
 
     /// Adds another emulated panel (or replaces one) at an address.
@@ -73,9 +67,9 @@ public final class MockI2CBus: I2CBus, Sendable {
             let index = s.attempted
             s.attempted += 1
             let stamp = now &- s.captureStart
-            var code: Int32? = nil
+            var code: Errno? = nil
             if bytes.isEmpty || bytes.count > capabilities.maxTransactionBytes {
-                code = bytes.isEmpty ? EINVAL : (capabilities.transport == .smbusBlock ? EINVAL : EMSGSIZE)
+                code = bytes.isEmpty ? .invalidArgument : (capabilities.transport == .smbusBlock ? .invalidArgument : .messageTooLong)
             } else if let c = s.failAt.removeValue(forKey: index) {
                 code = c
             } else if let c = s.unplugged {
@@ -92,10 +86,10 @@ public final class MockI2CBus: I2CBus, Sendable {
                     break
                 }
             }
-            if code == nil && s.panels[address] == nil { code = EREMOTEIO }
+            if code == nil && s.panels[address] == nil { code = .remoteIO }
             if let code {
-                let e = I2CError.transfer(device: device, address: address, errno: Errno(code))
-                s.capture?.append("# \(stamp) \(Hex.byte(address)) failed: \(e.errno) (errno \(code))")
+                let e = I2CError.transfer(device: device, address: address, errno: code)
+                s.capture?.append("# \(stamp) \(Hex.byte(address)) failed: \(e.errno) (errno \(code.code))")
                 return e
             }
             s.capture?.append(CaptureFormat.line(CaptureRecord(nanoseconds: stamp, address: address, bytes: bytes)))
@@ -132,18 +126,18 @@ public final class MockI2CBus: I2CBus, Sendable {
     // MARK: faults
 
     /// Makes the attempt with 0-based index `k` (counted over the bus's life) fail with `errno`.
-    public func failTransaction(_ k: Int, errno code: Int32 = EREMOTEIO) {
+    public func failTransaction(_ k: Int, errno code: Errno = .remoteIO) {
         state.withLock { $0.failAt[k] = code }
     }
 
     /// Fails every transaction while the clock is in `from..<until` (nanoseconds of `clock`).
     /// With `powerCycle` the panel behaves as unplugged: it comes back reset, RAM full of noise.
-    public func failAll(from: UInt64, until: UInt64, errno code: Int32 = EREMOTEIO, powerCycle: Bool = true) {
+    public func failAll(from: UInt64, until: UInt64, errno code: Errno = .remoteIO, powerCycle: Bool = true) {
         state.withLock { $0.windows.append(Window(from: from, until: until, errno: code, powerCycle: powerCycle)) }
     }
 
     /// The panel is pulled off the bus: every transaction fails until `plugIn()`.
-    public func unplug(errno code: Int32 = EREMOTEIO) {
+    public func unplug(errno code: Errno = .remoteIO) {
         state.withLock { $0.unplugged = code }
     }
 

@@ -1,9 +1,6 @@
 import IsletErrno
 import CGPIOD
 import IsletSystem
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One edge as the kernel reported it: logical rising (went active) or falling.
 public struct GPIORawEdge: Hashable, Sendable {
@@ -59,10 +56,10 @@ extension GPIOBackend {
     /// Gives an errno from opening or requesting on `path` its meaning for a person.
     public func meaning(of error: Errno, opening path: String, line: String? = nil,
                         chip: GPIOChipInfo? = nil, offset: UInt32? = nil) -> GPIOError {
-        switch error.code {
-        case EACCES, EPERM:
+        switch error {
+        case .permissionDenied, .notPermitted:
             return .permissionDenied(path: path, group: owningGroup(of: path) ?? "gpio")
-        case EBUSY:
+        case .resourceBusy:
             let consumer = chip.flatMap { c in offset.flatMap { Int($0) < c.lines.count ? c.lines[Int($0)].consumer : nil } }
             return .lineBusy(line: line ?? "?", chip: chip?.name ?? path, consumer: consumer ?? "")
         default:
@@ -77,15 +74,9 @@ public struct LibgpiodBackend: GPIOBackend {
     public init(deviceDirectory: String = "/dev") { self.deviceDirectory = deviceDirectory }
 
     public func chipPaths() throws(Errno) -> [String] {
-        guard let dir = opendir(deviceDirectory) else { throw Errno(errno) }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.hasPrefix("gpiochip") { names.append(name) }
-        }
+        let names: [String]
+        do { names = try FileSystem.directoryEntries(deviceDirectory).filter { $0.hasPrefix("gpiochip") } }
+        catch { throw error.errno }
         // Numeric order: gpiochip10 after gpiochip9.
         return names.sorted { (Int($0.dropFirst(8)) ?? 0, $0) < (Int($1.dropFirst(8)) ?? 0, $1) }
             .map { "\(deviceDirectory)/\($0)" }
@@ -112,11 +103,8 @@ public struct LibgpiodBackend: GPIOBackend {
     }
 
     public func owningGroup(of path: String) -> String? {
-        var st = stat()
-        guard stat(path, &st) == 0, st.st_gid != 0, let g = getgrgid(st.st_gid), let n = g.pointee.gr_name else {
-            return nil
-        }
-        return String(cString: n)
+        guard let st = try? FileSystem.status(path), st.group != 0 else { return nil }
+        return Identity.groupName(of: st.group)
     }
 
     public func requestInput(chip path: String, offset: UInt32, bias: GPIOBias, activeLow: Bool,

@@ -3,14 +3,11 @@ import IsletInput
 import IsletSystem
 import CGPIOD
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Buttons on GPIO lines through libgpiod: inputs with a bias (pull-up by default, for a button
-/// between the GPIO and GND), active-low, both edges with kernel timestamps. All lines' event
-/// descriptors sit in one epoll instance whose descriptor is `fileDescriptor`, so the daemon
-/// watches one descriptor however many buttons there are.
+/// between the GPIO and GND), active-low, both edges with kernel timestamps. Each line's event
+/// descriptor is handed to the daemon's loop (`fileDescriptors`), which reads the one that is
+/// ready: one epoll for the whole daemon, none of the source's own.
 public final class GPIOButtons: ButtonSource {
     /// One configured button.
     public struct Line: Hashable, Sendable {
@@ -23,7 +20,8 @@ public final class GPIOButtons: ButtonSource {
     }
 
     public let buttons: [String]
-    private let watch: Epoll
+    /// The lines' event descriptors, in configuration order (each line owns its own).
+    public let fileDescriptors: [Int32]
     /// Where each button was found, e.g. "toggle" → "gpiochip0:17 (GPIO17)", for the log.
     public let resolved: [(button: String, chip: String, offset: UInt32, name: String)]
     private let lines: Mutex<[(button: String, line: any GPIOInputLine)]>
@@ -42,8 +40,6 @@ public final class GPIOButtons: ButtonSource {
         if let (line, users) = seen.first(where: { $0.value.count > 1 }) {
             throw .lineUsedTwice(line: line, users: users)
         }
-        let ep: Epoll
-        do { ep = try Epoll() } catch { throw .system(operation: "creating the epoll watch for", path: "GPIO buttons", errno: error.errno) }
         var requested: [(button: String, line: any GPIOInputLine)] = []
         for f in found {
             let name = f.chip.lines[Int(f.offset)].name
@@ -55,23 +51,24 @@ public final class GPIOButtons: ButtonSource {
             } catch {
                 throw backend.meaning(of: error, opening: f.chip.path, line: label, chip: f.chip, offset: f.offset)
             }
-            do { try ep.add(line.fileDescriptor) } catch {
-                throw .system(operation: "watching line \(label) of", path: f.chip.path, errno: error.errno)
-            }
             requested.append((f.button, line))
         }
         self.buttons = wanted.map(\.button)
-        self.watch = ep
+        self.fileDescriptors = requested.map(\.line.fileDescriptor)
         self.resolved = found.map { ($0.button, $0.chip.name, $0.offset, $0.chip.lines[Int($0.offset)].name) }
         self.lines = Mutex(requested)
     }
 
-    public var fileDescriptor: Int32 { watch.fd.raw }
+    public func readEdges(from descriptor: Int32) throws(GPIOError) -> [ButtonEdge] {
+        try readEdges(of: [descriptor])
+    }
 
+    /// Reads every line (each read returns at once when it has nothing).
     public func readEdges() throws(GPIOError) -> [ButtonEdge] {
-        let ready: [Epoll.Ready]
-        do { ready = try watch.wait(timeoutMs: 0) } catch { throw .system(operation: "epoll_wait on", path: "GPIO buttons", errno: error.errno) }
-        let fds = Set(ready.map(\.fd))
+        try readEdges(of: Set(fileDescriptors))
+    }
+
+    private func readEdges(of fds: Set<Int32>) throws(GPIOError) -> [ButtonEdge] {
         let result: Result<[ButtonEdge], GPIOError> = lines.withLock { lines in
             var edges: [ButtonEdge] = []
             for i in lines.indices where fds.contains(lines[i].line.fileDescriptor) {

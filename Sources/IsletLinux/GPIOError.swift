@@ -1,9 +1,4 @@
-#if canImport(Glibc)
-import Glibc
 import IsletSystem
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import IsletErrno
 
 /// What went wrong with GPIO, worded so a person can act on it.

@@ -1,5 +1,5 @@
 import IsletErrno
-import Glibc
+import IsletSystem
 import Synchronization
 import IsletDisplay
 
@@ -43,7 +43,7 @@ public final class LinuxI2CBus: I2CBus, Sendable {
         case .smbusBlock? where block, nil where block: transport = .smbusBlock
         default:
             system.close(fd)
-            var e = I2CError.opening(device: devicePath, errno: Errno(EOPNOTSUPP))
+            var e = I2CError.opening(device: devicePath, errno: .notSupported)
             e.kind = .unsupported
             e.hint = "the adapter behind \(devicePath) offers neither plain I²C writes nor SMBus I²C-block writes"
                 + (preferred.map { " (or not the requested \($0))" } ?? "") + "; use another bus"
@@ -57,7 +57,7 @@ public final class LinuxI2CBus: I2CBus, Sendable {
 
     public func write(address: UInt8, bytes: [UInt8]) throws(I2CError) {
         guard let command = bytes.first, bytes.count <= capabilities.maxTransactionBytes, address < 0x80 else {
-            throw I2CError.transfer(device: devicePath, address: address, errno: Errno(bytes.isEmpty || address >= 0x80 ? EINVAL : EMSGSIZE))
+            throw I2CError.transfer(device: devicePath, address: address, errno: bytes.isEmpty || address >= 0x80 ? .invalidArgument : .messageTooLong)
         }
         // I2C_SLAVE (not I2C_SLAVE_FORCE) once per address on both transports: it is where the
         // kernel reports EBUSY for an address a driver has claimed (an ssd1306 overlay). I2C_RDWR

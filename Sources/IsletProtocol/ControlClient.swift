@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletErrno
 import FoundationEssentials
 import IsletCore
@@ -23,35 +20,30 @@ public enum ClientError: Error, CustomStringConvertible {
 
 /// A blocking connection to the daemon's control socket.
 public final class ControlClient {
-    public let fd: Int32
+    private let socket: FileDescriptor
+    public var fd: Int32 { socket.raw }
     private var buffer: [UInt8] = []
 
     public init(path: String) throws(ClientError) {
-        guard let (addr0, len) = Posix.unixAddress(path) else { throw .unavailable("socket path \(path) is too long") }
-        var addr = addr0
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .unavailable("socket: \(Errno.current)") }
-        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, len) } }
-        guard r == 0 else {
-            let e = Errno.current
-            close(fd)
-            if e.code == EACCES {
+        guard UnixSocket.fits(path) else { throw .unavailable("socket path \(path) is too long") }
+        let socket: FileDescriptor
+        do { socket = try UnixSocket.stream() } catch { throw .unavailable("socket: \(error.errno)") }
+        do { try socket.connect(unixPath: path) } catch {
+            let e = error.errno
+            if e == .permissionDenied {
                 // The socket is for its group (the service's is islet, README "The service"): name
                 // the group the socket really has, which socket_group may have changed.
-                var st = stat()
-                let group = stat(path, &st) == 0 ? getgrgid(st.st_gid).map { String(cString: $0.pointee.gr_name) } : nil
+                let group = (try? FileSystem.status(path)).flatMap { Identity.groupName(of: $0.group) }
                 let g = group ?? "islet"
                 throw .unavailable("permission denied on \(path): the socket is for the \(g) group; join it with sudo usermod -aG \(g) $USER, then log in again")
             }
             throw .unavailable("no daemon answers on \(path) (\(e)); is isletd running? (--socket or $ISLET_SOCKET choose another socket)")
         }
-        self.fd = fd
+        self.socket = socket
     }
 
-    deinit { close(fd) }
-
     public func send(_ line: [UInt8]) throws(ClientError) {
-        do { try Posix.writeAll(fd, line) } catch { throw .unavailable("the daemon went away: \(error.errno)") }
+        do { try socket.sendAll(line) } catch { throw .unavailable("the daemon went away: \(error.errno)") }
     }
 
     /// The next line, blocking up to `timeoutMs` (-1: forever); nil on timeout.
@@ -62,17 +54,13 @@ public final class ControlClient {
                 buffer.removeSubrange(...nl)
                 return line
             }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let n = poll(&p, 1, timeoutMs)
-            if n == 0 { return nil }
-            if n < 0 { if errno == EINTR { continue }; throw .unavailable("poll: \(Errno.current)") }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got <= 0 {
-                if got < 0, errno == EINTR { continue }
+            do { guard try socket.waitReadable(timeoutMs: timeoutMs) else { return nil } }
+            catch { throw .unavailable("poll: \(error.errno)") }
+            // Readable and nothing there (or an error) is the daemon gone, as is its close.
+            guard let got = try? socket.receive(capacity: 65536), !got.isEmpty else {
                 throw .unavailable("the daemon closed the connection")
             }
-            buffer += chunk[0..<got]
+            buffer += got
         }
     }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletSystem
 
 /// Where the socket and the state live (the socket is where isletctl finds the daemon) when neither the config nor a flag says.
@@ -24,13 +21,13 @@ public struct DaemonPaths: Sendable {
 
     public static func defaultSocket() -> String {
         if let d = nonEmpty("RUNTIME_DIRECTORY") { return firstPath(d) + "/islet.sock" }
-        if geteuid() == 0 { return systemSocket }
+        if Identity.effectiveUserID == 0 { return systemSocket }
         return userRuntimeDir() + "/islet.sock"
     }
 
     public static func defaultStateDir() -> String {
         if let d = nonEmpty("STATE_DIRECTORY") { return firstPath(d) }
-        if geteuid() == 0 { return systemStateDir }
+        if Identity.effectiveUserID == 0 { return systemStateDir }
         if let x = nonEmpty("XDG_STATE_HOME") { return x + "/islet" }
         return home() + "/.local/state/islet"
     }
@@ -41,15 +38,15 @@ public struct DaemonPaths: Sendable {
     }
 
     /// Without $XDG_RUNTIME_DIR the socket goes to a per-user directory in the shared /tmp.
-    package static var sharedTmpFallback: String { "/tmp/islet-\(getuid())" }
+    package static var sharedTmpFallback: String { "/tmp/islet-\(Identity.userID)" }
 
     /// The /tmp fallback must be a real directory of this user that nobody else can write:
     /// another user who made it first could otherwise swap the socket under isletctl.
     public static func checkPrivate(_ dir: String) -> String? {
         guard dir == sharedTmpFallback else { return nil }
-        var st = stat()
-        guard lstat(dir, &st) == 0 else { return nil }   // not there yet: it is made 0700 below
-        if (st.st_mode & S_IFMT) != S_IFDIR || st.st_uid != getuid() || st.st_mode & 0o022 != 0 {
+        // Not there yet: it is made 0700 below.
+        guard let st = try? FileSystem.status(dir, followLinks: false) else { return nil }
+        if st.kind != .directory || st.owner != Identity.userID || st.permissions & 0o022 != 0 {
             return "\(dir) is not a private directory of this user (another user may have made it); remove it, or set $XDG_RUNTIME_DIR or --socket"
         }
         return nil
@@ -57,7 +54,7 @@ public struct DaemonPaths: Sendable {
 
     package static func home() -> String {
         if let h = nonEmpty("HOME") { return h }
-        if let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir { return String(cString: dir) }
+        if let dir = Identity.homeDirectory(of: Identity.userID) { return dir }
         return "/tmp"
     }
 
@@ -67,9 +64,9 @@ public struct DaemonPaths: Sendable {
     /// Where isletctl looks: $ISLET_SOCKET, then this user's socket if it exists, then the system one.
     public static func clientSocket() -> String {
         if let s = nonEmpty("ISLET_SOCKET") { return s }
-        if geteuid() != 0 {
+        if Identity.effectiveUserID != 0 {
             let dir = userRuntimeDir()
-            if access(dir + "/islet.sock", F_OK) == 0, checkPrivate(dir) == nil { return dir + "/islet.sock" }
+            if FileSystem.exists(dir + "/islet.sock"), checkPrivate(dir) == nil { return dir + "/islet.sock" }
         }
         return systemSocket
     }

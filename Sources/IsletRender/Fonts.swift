@@ -1,8 +1,6 @@
+import IsletSystem
 import IsletFrame
 @preconcurrency import CFreeType
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A font that could not be loaded; the text names the file and the Debian package to install.
 public enum FontError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -56,7 +54,7 @@ struct Face {
 
     /// Checks that the file is there; FreeType opens it on first use.
     init(library: FT_Library, path: String, pixelHeight: Int?, package: String) throws(FontError) {
-        guard access(path, R_OK) == 0 else { throw .missing(path: path, debianPackage: package) }
+        guard FileSystem.isReadable(path) else { throw .missing(path: path, debianPackage: package) }
         self.library = library
         self.path = path
         self.pixelHeight = pixelHeight
@@ -168,7 +166,7 @@ public enum FontFiles {
     /// `ISLET_FONT_DIR` when set and not empty, else Debian's X11 misc font directory.
     public static func directory(override: String?) -> String {
         if let o = override, !o.isEmpty { return o }
-        if let e = getenv("ISLET_FONT_DIR"), e.pointee != 0 { return String(cString: e) }
+        if let e = Posix.environment("ISLET_FONT_DIR"), !e.isEmpty { return e }
         return defaultDirectory
     }
 }

@@ -1,8 +1,7 @@
+import IsletErrno
+import IsletSystem
 import IsletFrame
 import CPNG
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Writing a frame as a file a person can open: plain PBM (P1, `1` is a lit pixel) or PNG.
 public enum ImageFile {
@@ -58,14 +57,8 @@ public enum ImageFile {
     public static func write(_ b: Bitmap, to path: String, scale: Int = 1) throws(WriteError) {
         if path == "-" {
             // write(2) on fd 1 rather than stdio's global `stdout`, which Swift 6 calls unsafe.
-            let bytes = Array(pbm(b).utf8)
-            var off = 0
-            while off < bytes.count {
-                let n = bytes[off...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw .cannotWrite(path: "standard output", reason: String(cString: strerror(errno))) }
-                off += n
-            }
+            do { try Posix.writeAll(1, Array(pbm(b).utf8)) }
+            catch { throw .cannotWrite(path: "standard output", reason: error.errno.description) }
             return
         }
         let lower = path.lowercased()
@@ -98,7 +91,7 @@ public enum ImageFile {
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             png_image_free(&image)
-            throw .cannotWrite(path: path, reason: reason.isEmpty ? String(cString: strerror(errno)) : reason)
+            throw .cannotWrite(path: path, reason: reason.isEmpty ? Errno.current.description : reason)
         }
     }
 
@@ -120,14 +113,11 @@ public enum ImageFile {
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             png_image_free(&image)
-            throw .cannotWrite(path: path, reason: reason.isEmpty ? String(cString: strerror(errno)) : reason)
+            throw .cannotWrite(path: path, reason: reason.isEmpty ? Errno.current.description : reason)
         }
     }
 
     private static func writeBytes(_ bytes: [UInt8], to path: String) throws(WriteError) {
-        guard let f = fopen(path, "wb") else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
-        let n = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
-        let closed = fclose(f)
-        if n != bytes.count || closed != 0 { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        do { try FileSystem.writeFile(path, bytes) } catch { throw .cannotWrite(path: path, reason: error.errno.description) }
     }
 }

@@ -1,9 +1,6 @@
 import IsletFrame
 @preconcurrency import CFreeType
 import IsletCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The four presentations and their parts (icon, progress bar, info row, cycle line).
 extension RenderState {

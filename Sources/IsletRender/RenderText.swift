@@ -1,9 +1,6 @@
 import IsletFrame
 @preconcurrency import CFreeType
 import IsletCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The time's digits, the labels (shaped once, cached) and the pixels they are drawn with.
 extension RenderState {

@@ -1,10 +1,8 @@
+import IsletSystem
 import IsletFrame
 @preconcurrency import CFreeType
 import IsletCore
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Draws a scene (zero, one or two activities, a presentation, `now`) into a page-packed frame.
 ///
@@ -126,7 +124,7 @@ struct RenderState: ~Copyable {
         let unifontPath = directory + "/unifont.pcf.gz"
         do throws(FontError) {
             // Checked now, loaded when needed: a missing font is a start-up error, not a blank label later.
-            guard access(unifontPath, R_OK) == 0 else { throw .missing(path: unifontPath, debianPackage: "xfonts-unifont") }
+            guard FileSystem.isReadable(unifontPath) else { throw .missing(path: unifontPath, debianPackage: "xfonts-unifont") }
             // Every face is checked now (FreeType reads it, then lets it go) and opened for good
             // on first use: a Latin session on a 128x32 pill draws with two or three of the eighteen.
             for size in FontFiles.terminusSizes {
@@ -154,11 +152,11 @@ struct RenderState: ~Copyable {
     /// directory or in Debian's OpenType directory.
     private static func terminus(_ lib: FT_Library, _ dir: String, _ size: Int, bold: Bool) throws(FontError) -> Face {
         let pcf = dir + "/ter-u\(size)\(bold ? "b" : "n")_unicode.pcf.gz"
-        if access(pcf, R_OK) == 0 {
+        if FileSystem.isReadable(pcf) {
             return try Face(library: lib, path: pcf, pixelHeight: size, package: "xfonts-terminus")
         }
         let otbName = bold ? "/terminus-bold.otb" : "/terminus-normal.otb"
-        for d in [dir, FontFiles.otbDirectory] where access(d + otbName, R_OK) == 0 {
+        for d in [dir, FontFiles.otbDirectory] where FileSystem.isReadable(d + otbName) {
             return try Face(library: lib, path: d + otbName, pixelHeight: size, package: "fonts-terminus-otb")
         }
         throw .missing(path: pcf, debianPackage: "xfonts-terminus")

@@ -98,4 +98,21 @@ public final class StopAndReloadSignals: Sendable {
             out.append(s)
         }
     }
+
+    /// What a received signal asks for.
+    public enum Request: Sendable, Equatable {
+        /// SIGTERM or SIGINT.
+        case stop(signal: Int32)
+        /// SIGHUP: read the configuration again.
+        case reload
+    }
+
+    /// The pending signals as requests, oldest first (no signal numbers to compare).
+    public func pendingRequests() -> [Request] {
+        pending().map { $0 == SIGHUP ? .reload : .stop(signal: $0) }
+    }
+
+    /// SIGPIPE ignored process-wide: a write to a closed pipe or socket fails with EPIPE
+    /// instead of ending the process.
+    public static func ignoreBrokenPipe() { _ = signal(SIGPIPE, SIG_IGN) }
 }

@@ -42,15 +42,6 @@ package enum Posix {
         return (addr, socklen_t(len))
     }
 
-    /// Writes as much as the descriptor takes now; returns the count, 0 on EAGAIN.
-    package static func writeSome(_ fd: Int32, _ bytes: ArraySlice<UInt8>) throws(SystemError) -> Int {
-        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        if n >= 0 { return n }
-        let e = errno
-        if e == EAGAIN || e == EWOULDBLOCK || e == EINTR { return 0 }
-        throw SystemError("send", Errno(e))
-    }
-
     /// Writes everything, blocking (used by the client and for small files).
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
         var off = 0
@@ -81,15 +72,7 @@ package enum Posix {
     }
 
     /// Monotonic milliseconds including suspend (CLOCK_BOOTTIME).
-    package static func bootMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    package static func bootMilliseconds() -> Int64 { SystemClock.bootMilliseconds() }
 
-    package static func wallMilliseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    package static func wallMilliseconds() -> Int64 { SystemClock.wallMilliseconds() }
 }

@@ -14,13 +14,13 @@ final class RecordingStoreSystem: StoreSystem {
     let live = LiveStoreSystem()
     func note(_ s: String) { calls.withLock { $0.append(s) } }
     func name(_ path: String) -> String { String(path.split(separator: "/").last ?? "") }
-    func createExclusive(_ path: String, mode: mode_t) -> Int32 { note("create \(name(path))"); return live.createExclusive(path, mode: mode) }
-    func write(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) { note("write"); try live.write(fd, bytes) }
-    func fsync(_ fd: Int32) -> Int32 { note("fsync"); return live.fsync(fd) }
-    func close(_ fd: Int32) { note("close"); live.close(fd) }
-    func rename(_ from: String, _ to: String) -> Int32 { note("rename \(name(from)) \(name(to))"); return live.rename(from, to) }
+    func createExclusive(_ path: String, mode: UInt32) throws(SystemError) -> FileDescriptor { note("create \(name(path))"); return try live.createExclusive(path, mode: mode) }
+    func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(SystemError) { note("write"); try live.write(fd, bytes) }
+    func fsync(_ fd: FileDescriptor) throws(SystemError) { note("fsync"); try live.fsync(fd) }
+    func close(_ fd: FileDescriptor) { note("close"); live.close(fd) }
+    func rename(_ from: String, _ to: String) throws(SystemError) { note("rename \(name(from)) \(name(to))"); try live.rename(from, to) }
     func unlink(_ path: String) { note("unlink \(name(path))"); live.unlink(path) }
-    func openDirectory(_ path: String) -> Int32 { note("open directory"); return live.openDirectory(path) }
+    func openDirectory(_ path: String) throws(SystemError) -> FileDescriptor { note("open directory"); return try live.openDirectory(path) }
 }
 
 @Suite("state file and odd files", .offPool, .timeLimit(.minutes(2)))

@@ -11,18 +11,18 @@ final class SlowStoreSystem: StoreSystem {
     let holding = Mutex(false)
     let failing = Mutex(false)
     let fsyncs = Mutex(0)
-    func createExclusive(_ path: String, mode: mode_t) -> Int32 { live.createExclusive(path, mode: mode) }
-    func write(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) { try live.write(fd, bytes) }
-    func fsync(_ fd: Int32) -> Int32 {
+    func createExclusive(_ path: String, mode: UInt32) throws(SystemError) -> FileDescriptor { try live.createExclusive(path, mode: mode) }
+    func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(SystemError) { try live.write(fd, bytes) }
+    func fsync(_ fd: FileDescriptor) throws(SystemError) {
         while holding.withLock({ $0 }) { usleep(2000) }
         fsyncs.withLock { $0 += 1 }
-        if failing.withLock({ $0 }) { errno = EIO; return -1 }
-        return live.fsync(fd)
+        if failing.withLock({ $0 }) { throw SystemError("fsync", .ioError) }
+        try live.fsync(fd)
     }
-    func close(_ fd: Int32) { live.close(fd) }
-    func rename(_ from: String, _ to: String) -> Int32 { live.rename(from, to) }
+    func close(_ fd: FileDescriptor) { live.close(fd) }
+    func rename(_ from: String, _ to: String) throws(SystemError) { try live.rename(from, to) }
     func unlink(_ path: String) { live.unlink(path) }
-    func openDirectory(_ path: String) -> Int32 { live.openDirectory(path) }
+    func openDirectory(_ path: String) throws(SystemError) -> FileDescriptor { try live.openDirectory(path) }
 }
 
 /// isletd's Daemon running on a thread of this process, on the mock bus. With a ManualLoopClock

@@ -2,6 +2,8 @@ import IsletTestSupport
 import IsletFrame
 import Testing
 import IsletDisplay
+import IsletSystem
+import IsletErrno
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,7 +76,7 @@ func writeFile(_ path: String, _ text: String) {
         try bus.write(address: 0x3C, bytes: [0x00, 0xAE, 0x8D, 0x14])
         clock.advance(250)
         try bus.write(address: 0x3C, bytes: [0x40, 0xFF, 0x0A])
-        bus.failTransaction(2, errno: EREMOTEIO)
+        bus.failTransaction(2, errno: .remoteIO)
         clock.advance(1)
         #expect(throws: I2CError.self) { try bus.write(address: 0x3C, bytes: [0x00, 0xAF]) }
         bus.stopCapture()

@@ -2,6 +2,8 @@ import IsletTestSupport
 import IsletFrame
 import Testing
 import IsletDisplay
+import IsletSystem
+import IsletErrno
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,7 +76,7 @@ import Glibc
                 switch rng.int(4) {
                 case 0:
                     pendingFault = bus.attemptedTransactions + rng.int(3)
-                    bus.failTransaction(pendingFault, errno: [EREMOTEIO, ENXIO, ETIMEDOUT][rng.int(3)])
+                    bus.failTransaction(pendingFault, errno: Errno([EREMOTEIO, ENXIO, ETIMEDOUT][rng.int(3)]))
                 case 1:
                     // Unplugged for a while: every write in the window fails and the panel power-cycles.
                     let now = clock.read()
@@ -167,7 +169,7 @@ import Glibc
         let model = try #require(PanelModel.find(.ssd1306, width: 128, height: 32))
         let bus = MockI2CBus(panel: model, device: "/dev/i2c-1")
         var d = PanelDriver(bus: bus, panel: model)
-        bus.failTransaction(0, errno: EREMOTEIO)
+        bus.failTransaction(0, errno: .remoteIO)
         do {
             _ = try d.initialize()
             Issue.record("expected a failure")

@@ -199,7 +199,7 @@ private func gpioError(_ body: () throws -> Void) -> GPIOError? {
         #expect(users.sorted() == ["reset", "toggle"])
     }
 
-    @Test func buttonsAreRequestedWithPullUpActiveLowAndReadThroughOneDescriptor() throws {
+    @Test func buttonsAreRequestedWithPullUpActiveLowAndHandEachLineToTheLoop() throws {
         let backend = GPIOFakeBackend(pi5Chips())
         let buttons = try GPIOButtons(lines: lines([("toggle", "GPIO17"), ("reset", "GPIO27")]), backend: backend)
         #expect(buttons.buttons == ["toggle", "reset"])
@@ -207,20 +207,31 @@ private func gpioError(_ body: () throws -> Void) -> GPIOError? {
         #expect(backend.inputs.allSatisfy { $0.request.bias == .pullUp && $0.request.activeLow })
         #expect(buttons.resolved.map(\.chip) == ["gpiochip4", "gpiochip4"])
 
-        var p = pollfd(fd: buttons.fileDescriptor, events: Int16(POLLIN), revents: 0)
-        #expect(poll(&p, 1, 0) == 0)
+        // No epoll of its own: the loop watches each line's descriptor.
+        #expect(buttons.fileDescriptors == backend.inputs.map(\.fileDescriptor))
+        var p = buttons.fileDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        #expect(poll(&p, nfds_t(p.count), 0) == 0)
         #expect(try buttons.readEdges() == [])
-        // Edges on two lines: one descriptor wakes, and they come back merged in time order.
+        // Edges on two lines: both descriptors wake; the one read gives its own line's edges.
         backend.inputs[1].push([GPIORawEdge(rising: true, timestampNanoseconds: 200)])
         backend.inputs[0].push([GPIORawEdge(rising: true, timestampNanoseconds: 100),
                                 GPIORawEdge(rising: false, timestampNanoseconds: 300)])
-        #expect(poll(&p, 1, 1_000) == 1)
-        #expect(try buttons.readEdges() == [
-            ButtonEdge(button: "toggle", pressed: true, timestampNanoseconds: 100),
+        #expect(poll(&p, nfds_t(p.count), 1_000) == 2)
+        #expect(try buttons.readEdges(from: buttons.fileDescriptors[1]) == [
             ButtonEdge(button: "reset", pressed: true, timestampNanoseconds: 200),
-            ButtonEdge(button: "toggle", pressed: false, timestampNanoseconds: 300),
         ])
-        #expect(poll(&p, 1, 0) == 0)
+        #expect(try buttons.readEdges(from: buttons.fileDescriptors[0]).map(\.timestampNanoseconds) == [100, 300])
+        #expect(poll(&p, nfds_t(p.count), 0) == 0)
+        // Read all at once, lines come back merged in time order.
+        backend.inputs[1].push([GPIORawEdge(rising: false, timestampNanoseconds: 500)])
+        backend.inputs[0].push([GPIORawEdge(rising: true, timestampNanoseconds: 400),
+                                GPIORawEdge(rising: false, timestampNanoseconds: 600)])
+        #expect(try buttons.readEdges() == [
+            ButtonEdge(button: "toggle", pressed: true, timestampNanoseconds: 400),
+            ButtonEdge(button: "reset", pressed: false, timestampNanoseconds: 500),
+            ButtonEdge(button: "toggle", pressed: false, timestampNanoseconds: 600),
+        ])
+        #expect(poll(&p, nfds_t(p.count), 0) == 0)
     }
 
     @Test func outputsDriveTheirLineAndReportLookupErrors() throws {

@@ -39,6 +39,8 @@ public final class MockButtons: ButtonSource {
     }
 
     public var fileDescriptor: Int32 { timer.fd }
+    /// One descriptor: the deadline timer, whatever the number of buttons.
+    public var fileDescriptors: [Int32] { [timer.fd] }
 
     private func now() -> UInt64 { clock.monotonic().nanoseconds }
 
@@ -92,6 +94,8 @@ public final class MockButtons: ButtonSource {
 
     /// Edges queued and not yet due.
     public var pendingCount: Int { pending.withLock { $0.count } }
+
+    public func readEdges(from descriptor: Int32) throws(GPIOError) -> [ButtonEdge] { try readEdges() }
 
     public func readEdges() throws(GPIOError) -> [ButtonEdge] {
         timer.clear()
