@@ -78,7 +78,7 @@ public struct LiveStoreSystem: StoreSystem {
 
 /// Persists activities atomically: write a temp file, fsync it, rename it over the old one,
 /// fsync the directory. A reader (or a crash at any point) sees the old file or the new one.
-public final class FileStore: ActivityStore {
+public final class FileStore {
     public let directory: String
     public var path: String { directory + "/activities.json" }
     private let stamp: @Sendable () -> TimelineStamp
@@ -115,10 +115,6 @@ public final class FileStore: ActivityStore {
             return "\(dir) can be written by other users (mode 0\(mode)): chmod go-w '\(dir)', or set state_dir to a private directory"
         }
         return nil
-    }
-
-    public func save(_ activities: [Activity]) async throws {
-        try saveNow(activities)
     }
 
     /// The synchronous core of `save`.
