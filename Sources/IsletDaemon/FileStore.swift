@@ -78,7 +78,7 @@ public struct LiveStoreSystem: StoreSystem {
 
 /// Persists activities atomically: write a temp file, fsync it, rename it over the old one,
 /// fsync the directory. A reader (or a crash at any point) sees the old file or the new one.
-public final class FileStore {
+public final class FileStore: Sendable {
     public let directory: String
     public var path: String { directory + "/activities.json" }
     private let stamp: @Sendable () -> TimelineStamp
