@@ -177,6 +177,12 @@ struct DaemonBench {
 
         r[.rssKibPeak] = Processes.statusKiB(d.pid, "VmHWM").map { .value(Double($0)) }
             ?? .missing("cannot read /proc/\(d.pid)/status")
+        // What the peak is made of: the resident set now, anonymous (heap, stacks, written
+        // data) and file-backed (code and read-only data of the binary and the libraries).
+        if let rss = Processes.statusKiB(d.pid, "VmRSS"), let anon = Processes.statusKiB(d.pid, "RssAnon"),
+           let file = Processes.statusKiB(d.pid, "RssFile") {
+            r.note("rss_kib_now", "\(rss) (anonymous \(anon), file-backed \(file))")
+        }
         d.stop()
 
         // 6. How far an inotify origin can be off, measured now on this machine's load.
