@@ -36,6 +36,7 @@ public final class Daemon {
         let ctx = DaemonContext(config: config, log: log, loopClock: loopClock)
         self.ctx = ctx
         let paths = try DaemonPaths.prepare(config)
+        let lock = try FileLock.stateDirectory(paths.stateDir)
         let store = FileStore(directory: paths.stateDir, system: storeSystem, timeline: ctx.clock)
 
         // Signals arrive through a descriptor in the table; they are blocked before any thread
@@ -46,8 +47,8 @@ public final class Daemon {
             lifecycle = try Lifecycle(reload: reload)
             loop = try EventLoop(clock: loopClock)
             loaded = store.load()
-            book = try DurableBook(store: store, restoring: loaded.activities, log: log,
-                                   nowMs: { loopClock.monotonic().milliseconds })
+            book = try DurableBook(store: store, lock: lock, restoring: loaded.activities, log: log,
+                                   mono: { loopClock.monotonic() })
         } catch { throw DaemonStartError("\(error)", status: 71) }
         if let problem = loaded.problem { log.warning(problem) }
 

@@ -47,6 +47,9 @@ struct Backoff {
     /// Tries from `mono` on, without growing the delay (a first failure found at start).
     mutating func retry(at mono: MonotonicInstant) { retryAt = mono }
 
+    /// Nothing to retry until the try under way reports (its failure calls `failed`).
+    mutating func waitForCompletion() { retryAt = nil }
+
     mutating func succeeded() {
         retryAt = nil
         delayMs = initialMs

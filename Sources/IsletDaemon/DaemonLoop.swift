@@ -36,6 +36,7 @@ extension Daemon {
         let mono = ctx.mono
         buttons.advance(mono: mono)
         chime.advance(mono: mono)
+        book.retryIfDue(mono)
         clients.afterEvents()
         advanceAndRefresh()
         book.submitIfDirty()
@@ -75,7 +76,7 @@ extension Daemon {
         // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.
         let activities = clockWatch.nextDeadline
             ?? panel.nextFrameChange(book.activities, now: now).map { ctx.clock.monotonicInstant(of: $0) }
-        return [systemd.nextDeadline, buttons.nextDeadline, chime.nextDeadline,
+        return [systemd.nextDeadline, buttons.nextDeadline, chime.nextDeadline, book.nextDeadline,
                 panel.nextDeadline(book.activities, now: now), clients.nextDeadline, activities]
             .compactMap { $0 }.min()
     }

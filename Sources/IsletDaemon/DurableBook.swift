@@ -7,9 +7,10 @@ import IsletSystem
 final class DurableBook {
     private(set) var book: ActivityBook
     let store: FileStore
+    /// The state directory's lock: one daemon per directory, for as long as this one runs.
+    private let lock: FileLock
     private let writer: StoreWriter
     private let log: Logger
-    private let nowMs: () -> Int64
 
     /// The generation last handed to the writer; whether the book changed since.
     private(set) var submittedGeneration: UInt64 = 0
@@ -22,11 +23,17 @@ final class DurableBook {
     /// What the last write said (nil: it succeeded), for `status`.
     private(set) var storeError: String?
     private var storeFailing = false
+    /// A failed write of the latest state is tried again with backoff until one succeeds, so
+    /// the file never keeps saying what the daemon no longer holds (a kill -9 would restore it).
+    private var retry = Backoff(initialMs: 1000, maximumMs: 30_000)
+    private let mono: () -> MonotonicInstant
 
-    init(store: FileStore, restoring activities: [Activity], log: Logger, nowMs: @escaping () -> Int64) throws(SystemError) {
+    init(store: FileStore, lock: FileLock, restoring activities: [Activity], log: Logger,
+         mono: @escaping () -> MonotonicInstant) throws(SystemError) {
         self.store = store
+        self.lock = lock
         self.log = log
-        self.nowMs = nowMs
+        self.mono = mono
         book = ActivityBook(restoring: activities)
         writer = try StoreWriter(save: { try store.saveNow($0) })
     }
@@ -87,7 +94,7 @@ final class DurableBook {
         var rolledBack = false
         for done in writer.takeCompletions() {
             durableGeneration = max(durableGeneration, done.generation)
-            noteStore(error: done.error)
+            noteStore(error: done.error, latest: done.generation == submittedGeneration)
             let finished = startsAwaitingWrite.filter { $0.generation <= done.generation }
             startsAwaitingWrite.removeAll { $0.generation <= done.generation }
             for s in finished {
@@ -120,19 +127,37 @@ final class DurableBook {
         case cancelled
     }
 
-    private func noteStore(error: String?) {
+    private func noteStore(error: String?, latest: Bool) {
         storeError = error
+        let now = mono()
         // A failing state file is logged, not only shown in status (rate-limited: a full disk
-        // fails every save), and its recovery once.
+        // fails every save), and its recovery once. Only a failed write of the latest state is
+        // retried: a newer one already on its way would make the retry stale.
         if let error {
-            log.limited(.error, topic: "store", nowMs: nowMs(),
-                        "the state file could not be saved (the timers stay right in memory; the next change retries): \(error)")
+            if latest { retry.failed(at: now) }
+            let when = retry.retryAt.map { " in \(($0.milliseconds - now.milliseconds + 999) / 1000) s" } ?? ""
+            log.limited(.error, topic: "store", nowMs: now.milliseconds,
+                        "the state file could not be saved (the timers stay right in memory; retrying\(when)): \(error)")
             storeFailing = true
-        } else if storeFailing {
-            storeFailing = false
-            log.reset(topic: "store")
-            log.notice("the state file is saved again")
+        } else {
+            retry.succeeded()
+            if storeFailing {
+                storeFailing = false
+                log.reset(topic: "store")
+                log.notice("the state file is saved again")
+            }
         }
+    }
+
+    /// When a failed save is tried again (nil: nothing failed).
+    var nextDeadline: MonotonicInstant? { retry.retryAt }
+
+    /// A failed save whose time has come is submitted again (at the end of the turn).
+    func retryIfDue(_ now: MonotonicInstant) {
+        guard retry.isDue(now) else { return }
+        // Not due again until this write reports; its failure sets the next, longer wait.
+        retry.waitForCompletion()
+        dirty = true
     }
 
     /// At shutdown: what is queued is written, and the writer's thread ends.

@@ -23,3 +23,20 @@ extension DaemonPaths {
         return paths
     }
 }
+
+extension FileLock {
+    /// One daemon per state directory: a second one, whatever its socket, would overwrite the
+    /// first one's file. Held for the daemon's life (the kernel drops it at exit, however it ends).
+    static func stateDirectory(_ dir: String) throws(DaemonStartError) -> FileLock {
+        do { return try acquire(dir + "/isletd.lock") }
+        catch {
+            switch error {
+            case .held(let pid):
+                let who = pid.map { "another isletd (pid \($0))" } ?? "another isletd"
+                throw DaemonStartError("\(who) already uses the state directory \(dir): stop it first (systemctl stop islet), or give this one its own --state-dir", status: 69)
+            case .system(let e):
+                throw DaemonStartError("cannot lock the state directory \(dir): \(e)", status: 73)
+            }
+        }
+    }
+}

@@ -82,6 +82,7 @@ public struct OpenOptions: OptionSet, Sendable {
     public let rawValue: Int32
     public init(rawValue: Int32) { self.rawValue = rawValue }
     public static let writeOnly = OpenOptions(rawValue: O_WRONLY)
+    public static let readWrite = OpenOptions(rawValue: O_RDWR)
     public static let create = OpenOptions(rawValue: O_CREAT)
     public static let exclusive = OpenOptions(rawValue: O_EXCL)
     public static let truncate = OpenOptions(rawValue: O_TRUNC)
