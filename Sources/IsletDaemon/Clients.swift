@@ -24,6 +24,12 @@ final class Clients {
     let server: ControlServer
     /// Clients whose requests were read in this turn of the loop (each gets one turn).
     private var servedThisTurn: Set<Int32> = []
+    /// Out of descriptors: the listening socket is not polled until then (it stays readable, and
+    /// polling it would spin the loop).
+    private var acceptPausedUntil: MonotonicInstant?
+    /// Since when accept has failed for want of descriptors (one log line per episode).
+    private var outOfDescriptorsSince: MonotonicInstant?
+    static let acceptPauseMs: Int64 = 200
     weak var delegate: (any ClientsDelegate)?
 
     init(_ ctx: DaemonContext, loop: EventLoop, socket: String) throws(DaemonStartError) {
@@ -45,11 +51,42 @@ final class Clients {
     var hasBufferedRequest: Bool { server.clients.values.contains { $0.hasBufferedLine } }
 
     private func acceptAll() {
-        for c in server.acceptAll() {
+        let round = server.acceptAll()
+        let mono = ctx.mono
+        for c in round.clients {
             ctx.log.debug("client \(c.id) connected")
             do { try loop.register(c.fd) { [unowned self] r in ready(c, r) } }
             catch { ctx.log.warning("cannot watch client \(c.id): \(error)"); server.drop(c) }
         }
+        for e in round.evicted {
+            ctx.log.limited(.notice, topic: "client-evicted", nowMs: mono.milliseconds,
+                            "client \(e.id) evicted: the daemon is full (\(ControlServer.maximumClients) clients) and it \(e.why)")
+        }
+        if round.refused > 0 {
+            ctx.log.limited(.notice, topic: "client-refused", nowMs: mono.milliseconds,
+                            "refused \(round.refused) connection(s): the daemon is full (\(ControlServer.maximumClients) clients, none idle)")
+        }
+        if let error = round.outOfDescriptors {
+            outOfDescriptors(error, mono: mono)
+        } else if !round.clients.isEmpty, let since = outOfDescriptorsSince {
+            outOfDescriptorsSince = nil
+            ctx.log.notice("accepting clients again (out of file descriptors for \(mono.nanoseconds(since: since) / 1_000_000) ms)")
+        }
+    }
+
+    /// accept failed with EMFILE/ENFILE: the longest-idle client gives its descriptor back,
+    /// and the listening socket rests for a moment instead of being polled in a tight loop.
+    private func outOfDescriptors(_ error: SystemError, mono: MonotonicInstant) {
+        let evicted = server.evictLongestIdle()
+        if let evicted { loop.unregister(evicted.fd) }
+        if outOfDescriptorsSince == nil {
+            outOfDescriptorsSince = mono
+            ctx.log.error("cannot accept clients: \(error) (the process's descriptor limit, LimitNOFILE, is reached); "
+                          + (evicted.map { "evicted the longest-idle client \($0.id); " } ?? "no idle client to evict; ")
+                          + "pausing accept for \(Self.acceptPauseMs) ms at a time until descriptors are free")
+        }
+        acceptPausedUntil = mono.adding(milliseconds: Self.acceptPauseMs)
+        loop.watch(server.listenFD, readable: false, writable: false)
     }
 
     private func ready(_ c: ClientConnection, _ ready: Epoll.Ready) {
@@ -72,6 +109,10 @@ final class Clients {
     /// One turn's work after the handlers: requests left over from a client's last turn (for
     /// clients not served in this one), then the request lines that took too long.
     func afterEvents() {
+        if let until = acceptPausedUntil, ctx.mono >= until {
+            acceptPausedUntil = nil
+            loop.watch(server.listenFD, readable: true, writable: false)
+        }
         for c in Array(server.clients.values) where c.hasBufferedLine && !servedThisTurn.contains(c.fd) {
             service(c, readable: false)
             if server.clients[c.fd] === c, c.pendingOutput > 0, !server.flush(c) { drop(c) }
@@ -88,9 +129,11 @@ final class Clients {
         }
     }
 
-    /// When an unfinished request line times out.
+    /// When an unfinished request line times out, or accepting resumes.
     var nextDeadline: MonotonicInstant? {
-        server.overdue().next.map { ctx.loopClock.monotonic(atBootNanoseconds: $0 * 1_000_000) }
+        let line = server.overdue().next.map { ctx.loopClock.monotonic(atBootNanoseconds: $0 * 1_000_000) }
+        guard let paused = acceptPausedUntil else { return line }
+        return line.map { min($0, paused) } ?? paused
     }
 
     /// A request line must be finished within ControlServer.lineTimeoutMs of its first byte.

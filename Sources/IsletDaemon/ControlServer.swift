@@ -134,29 +134,61 @@ final class ControlServer {
     }
 
     /// Accepts every pending connection.
-    func acceptAll() -> [ClientConnection] {
-        var accepted: [ClientConnection] = []
+    /// What one round of accepting brought: the new clients, who was turned away or evicted
+    /// (for the log), and whether accept failed for want of descriptors.
+    struct Accepted {
+        var clients: [ClientConnection] = []
+        var refused = 0
+        var evicted: [(id: Int, why: String)] = []
+        /// EMFILE or ENFILE: the listening socket stays readable; stop polling it for a while.
+        var outOfDescriptors: SystemError?
+    }
+
+    func acceptAll() -> Accepted {
+        var out = Accepted()
         while true {
-            // An error (ECONNABORTED, EMFILE) ends this turn's accepting, as nothing pending does.
-            guard let socket = try? listener.accept() else { break }
+            let socket: FileDescriptor
+            do {
+                guard let s = try listener.accept() else { break }
+                socket = s
+            } catch {
+                if error.errno == .tooManyOpenFiles || error.errno == .tooManyOpenFilesInSystem { out.outOfDescriptors = error }
+                // Any other error (ECONNABORTED) ends this turn's accepting, as nothing pending does.
+                break
+            }
             let c = ClientConnection(socket: socket, id: nextID, nowMs: nowMs())
             nextID += 1
             if clients.count >= Self.maximumClients, let (victim, why) = evictionCandidate() {
-                victim.output = []; victim.outputOffset = 0
-                victim.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon is full and this connection \(why); it is closed to make room"))))
-                _ = try? victim.socket.sendSome(victim.output[victim.outputOffset...])
-                drop(victim)
+                evict(victim, because: "the daemon is full and this connection \(why); it is closed to make room")
+                out.evicted.append((victim.id, why))
             }
             if clients.count >= Self.maximumClients {
                 c.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", "the daemon serves at most \(Self.maximumClients) clients at once"))))
                 _ = try? socket.sendSome(c.output[...])
                 socket.close()
+                out.refused += 1
                 continue
             }
             clients[c.fd] = c
-            accepted.append(c)
+            out.clients.append(c)
         }
-        return accepted
+        return out
+    }
+
+    /// Out of descriptors: the client that has been idle longest (not watching) gives its
+    /// descriptor back, so the next connection (a person's `isletctl status`) can be accepted.
+    func evictLongestIdle() -> ClientConnection? {
+        guard let victim = clients.values.filter({ !$0.watching && $0.awaiting.isEmpty })
+            .min(by: { $0.lastActiveMs != $1.lastActiveMs ? $0.lastActiveMs < $1.lastActiveMs : $0.id < $1.id }) else { return nil }
+        evict(victim, because: "the daemon is out of file descriptors and this connection was the longest idle; it is closed to make room")
+        return victim
+    }
+
+    private func evict(_ victim: ClientConnection, because message: String) {
+        victim.output = []; victim.outputOffset = 0
+        victim.queue(JSONLines.encode(ControlResponse.failure(ProtocolError("too_many_clients", message))))
+        _ = try? victim.socket.sendSome(victim.output[victim.outputOffset...])
+        drop(victim)
     }
 
     /// Who gives up a place when the daemon is full, so a person's `isletctl status` always gets

@@ -130,7 +130,7 @@ public final class Daemon {
                             "configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
         } catch {
             // Rate-limited: a script that sends SIGHUP in a loop must not flood the journal.
-            ctx.log.limited(.error, topic: "reload", intervalMs: 10_000, nowMs: nowMs,
+            ctx.log.limited(.error, topic: "reload", intervalMs: 10_000, nowMs: nowMs, distinct: true,
                             "configuration not reloaded, the old one stays in force: \(error)")
         }
         systemd.reloaded(status: statusText())

@@ -29,6 +29,8 @@ public final class Logger {
     /// Last time (monotonic ms) each rate-limited topic was logged.
     private var lastByTopic: [String: Int64] = [:]
     private var suppressed: [String: Int] = [:]
+    /// What each topic last logged, for `distinct` entries.
+    private var lastMessage: [String: String] = [:]
 
     public init(threshold: LogLevel = .info) { self.threshold = threshold }
 
@@ -40,13 +42,17 @@ public final class Logger {
     }
 
     /// Logs at most once per `interval` ms for one topic; the next entry says how many were skipped.
-    public func limited(_ level: LogLevel, topic: String, intervalMs: Int64 = 60_000, nowMs: Int64, _ message: String) {
-        if let last = lastByTopic[topic], nowMs - last < intervalMs {
+    /// With `distinct`, a message that differs from the topic's last one is logged even inside
+    /// the interval (a new error must not hide behind the rate limit of an old one).
+    public func limited(_ level: LogLevel, topic: String, intervalMs: Int64 = 60_000, nowMs: Int64,
+                        distinct: Bool = false, _ message: String) {
+        if let last = lastByTopic[topic], nowMs - last < intervalMs, !distinct || lastMessage[topic] == message {
             suppressed[topic, default: 0] += 1
             return
         }
         let skipped = suppressed.removeValue(forKey: topic) ?? 0
         lastByTopic[topic] = nowMs
+        lastMessage[topic] = message
         log(level, skipped > 0 ? "\(message) (\(skipped) similar messages suppressed)" : message)
     }
 
@@ -54,6 +60,7 @@ public final class Logger {
     public func reset(topic: String) {
         lastByTopic[topic] = nil
         suppressed[topic] = nil
+        lastMessage[topic] = nil
     }
 
     public func error(_ m: String) { log(.error, m) }

@@ -27,6 +27,8 @@ extension Errno {
     public static let timedOut = Errno(ETIMEDOUT)
     public static let canceled = Errno(ECANCELED)
     public static let remoteIO = Errno(EREMOTEIO)
+    public static let tooManyOpenFiles = Errno(EMFILE)
+    public static let tooManyOpenFilesInSystem = Errno(ENFILE)
 
     /// EAGAIN or EWOULDBLOCK (the same value on Linux, not by the standard).
     public var isWouldBlock: Bool { code == EAGAIN || code == EWOULDBLOCK }
