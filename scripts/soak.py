@@ -347,13 +347,70 @@ def bus_faults(tmp):
     d.stop()
 
 
+def full_disk(tmp):
+    """Issue 23 §2 on a real full filesystem: a 64 KiB tmpfs as the state directory, filled up."""
+    if os.geteuid() != 0:
+        print("soak: full disk: skipped (mounting a tmpfs needs root)", flush=True)
+        return
+    state = os.path.join(tmp, "state")
+    os.makedirs(state)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0750", "tmpfs", state]).returncode != 0:
+        print("soak: full disk: skipped (mount -t tmpfs failed here)", flush=True)
+        return
+    try:
+        d = Daemon(tmp, ["--log-level", "notice"])   # the later flag wins: the recovery is a notice
+        d.start()
+        request(d.sock, {"op": "start", "seconds": 300, "timer": "full"})
+        filler = os.path.join(state, "filler")
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while os.write(fd, b"\0" * 512) > 0:
+                pass
+        except OSError:
+            pass   # ENOSPC: the filesystem is full
+        finally:
+            os.close(fd)
+        paused = request(d.sock, {"op": "pause", "timer": "full"})
+        frozen = paused["activities"][0]["remaining_seconds"]
+        st = request(d.sock, {"op": "status"})
+        if not st["status"].get("store_error"):
+            fail("a save on a full filesystem did not set store_error")
+        on_disk = json.load(open(os.path.join(state, "activities.json")))["activities"][0]["content"]["phase"]
+        if on_disk != "running":
+            fail(f"the full filesystem took the pause after all ({on_disk}): the test proves nothing")
+        os.remove(filler)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            st = request(d.sock, {"op": "status"})
+            on_disk = json.load(open(os.path.join(state, "activities.json")))["activities"][0]["content"]["phase"]
+            if not st["status"].get("store_error") and on_disk == "paused":
+                break
+            time.sleep(0.1)
+        else:
+            fail(f"space came back but the save was not retried (file says {on_disk}, store_error {st['status'].get('store_error')})")
+        healed = time.monotonic() - (deadline - 5)
+        d.kill9()
+        d.start()
+        after = request(d.sock, {"op": "status"})["activities"][0]
+        if after["phase"] != "paused" or abs(after["remaining_seconds"] - frozen) > 0.001:
+            fail(f"after kill -9 the timer came back {after['phase']} at {after['remaining_seconds']} s, not paused at {frozen} s")
+        log = open(os.path.join(tmp, "log")).read()
+        if log.count("the state file is saved again") != 1:
+            fail("the recovery was not logged exactly once")
+        print(f"soak: full disk (64 KiB tmpfs): the pause reached the file {healed:.1f} s after space came back; kill -9 restored it paused at {frozen} s", flush=True)
+        d.stop()
+    finally:
+        subprocess.run(["umount", "-l", state])
+
+
 def main():
     if not os.access(ISLETD, os.X_OK):
         fail(f"{ISLETD} is missing: make build first")
     base = tempfile.mkdtemp(prefix="islet-soak-")
     try:
         t0 = time.monotonic()
-        for name, step in (("writes", kill_at_writes), ("kills", kill_churn), ("abuse", abuse), ("bus", bus_faults)):
+        for name, step in (("writes", kill_at_writes), ("kills", kill_churn), ("abuse", abuse), ("bus", bus_faults),
+                           ("full", full_disk)):
             d = os.path.join(base, name)
             os.makedirs(d)
             step(d)
