@@ -12,7 +12,7 @@ final class Buttons {
     private var source: (any ButtonSource)?
     private(set) var mock: MockButtons?
     private var interpreter: ButtonInterpreter
-    private var backoff = Backoff(initialMs: 1000, maximumMs: 60_000)
+    private var retry = LineRetry("buttons")
     /// Registers the source's descriptor in the loop once it is open (set by `attach`).
     private var register: (any ButtonSource) -> Void = { _ in }
 
@@ -31,11 +31,7 @@ final class Buttons {
             // Missing buttons are not fatal: the timer still runs and the socket still serves,
             // and the lines are tried again with backoff (udev may not yet have given
             // /dev/gpiochip* to the gpio group at boot; a chip may probe late).
-            do { source = try Self.open(ctx.config) } catch {
-                ctx.log.limited(.error, topic: "gpio-buttons", nowMs: ctx.startedAt.milliseconds,
-                                "buttons unavailable, running without them for now (retrying): \(error)")
-                backoff.failed(at: ctx.startedAt)
-            }
+            do { source = try Self.open(ctx.config) } catch { retry.failedAtStart(error, ctx) }
         }
     }
 
@@ -73,24 +69,15 @@ final class Buttons {
         if let d = interpreter.nextDeadline, d <= mono.nanoseconds {
             for c in interpreter.advance(to: mono.nanoseconds) { act(c) }
         }
-        guard backoff.isDue(mono) else { return }
-        ctx.log.debug("trying the GPIO lines again (buttons)")
-        do {
-            let s = try Self.open(ctx.config)
+        let config = ctx.config
+        if let s = retry.attempt(mono: mono, ctx, { () throws(GPIOError) in try Self.open(config) }) {
             source = s
-            backoff.succeeded()
             register(s)
-            ctx.log.notice("buttons ready")
-        } catch {
-            backoff.failed(at: mono)
-            ctx.log.limited(.warning, topic: "gpio-buttons", nowMs: mono.milliseconds, "buttons still unavailable (retrying): \(error)")
         }
     }
 
     var nextDeadline: MonotonicInstant? {
-        let gesture = interpreter.nextDeadline.map { MonotonicInstant(nanoseconds: $0) }
-        guard let retry = backoff.retryAt else { return gesture }
-        return gesture.map { min($0, retry) } ?? retry
+        earliest(interpreter.nextDeadline.map { MonotonicInstant(nanoseconds: $0) }, retry.retryAt)
     }
 
     /// A mock press (`isletctl press`): the two edges' instants on the loop's clock.

@@ -15,17 +15,13 @@ final class Chime {
     var quiet = false
     /// The timer whose cycle end or completion is sounding.
     private var sounding: String?
-    private var backoff = Backoff(initialMs: 1000, maximumMs: 60_000)
+    private var retry = LineRetry("chime")
 
     init(_ ctx: DaemonContext) {
         self.ctx = ctx
         if ctx.config.buttonConfig.chime.isMock { output = MockChimeOutput() }
         else {
-            do { output = try Self.open(ctx.config) } catch {
-                ctx.log.limited(.error, topic: "gpio-chime", nowMs: ctx.startedAt.milliseconds,
-                                "chime unavailable, running without it for now (retrying): \(error)")
-                backoff.failed(at: ctx.startedAt)
-            }
+            do { output = try Self.open(ctx.config) } catch { retry.failedAtStart(error, ctx) }
         }
     }
 
@@ -45,22 +41,12 @@ final class Chime {
     /// The pattern's next step, and the retry of a line that failed to open.
     func advance(mono: MonotonicInstant) {
         if let d = player.nextDeadline, d <= mono.nanoseconds, let level = player.advance(to: mono.nanoseconds) { set(level) }
-        guard backoff.isDue(mono) else { return }
-        ctx.log.debug("trying the GPIO lines again (chime)")
-        do {
-            output = try Self.open(ctx.config)
-            backoff.succeeded()
-            ctx.log.notice("chime ready")
-        } catch {
-            backoff.failed(at: mono)
-            ctx.log.limited(.warning, topic: "gpio-chime", nowMs: mono.milliseconds, "chime still unavailable (retrying): \(error)")
-        }
+        let config = ctx.config
+        if let o = retry.attempt(mono: mono, ctx, { () throws(GPIOError) in try Self.open(config) }) { output = o }
     }
 
     var nextDeadline: MonotonicInstant? {
-        let step = player.nextDeadline.map { MonotonicInstant(nanoseconds: $0) }
-        guard let retry = backoff.retryAt else { return step }
-        return step.map { min($0, retry) } ?? retry
+        earliest(player.nextDeadline.map { MonotonicInstant(nanoseconds: $0) }, retry.retryAt)
     }
 
     /// Silences a pattern still playing (at shutdown).

@@ -55,3 +55,45 @@ struct Backoff {
         delayMs = initialMs
     }
 }
+
+/// A GPIO line (the buttons, the chime) that did not open: tried again with backoff, each
+/// failure logged at most once a minute, the recovery once.
+struct LineRetry {
+    /// What the line is for the log: "buttons", "chime".
+    let name: String
+    private var backoff = Backoff(initialMs: 1000, maximumMs: 60_000)
+
+    init(_ name: String) { self.name = name }
+
+    var retryAt: MonotonicInstant? { backoff.retryAt }
+
+    /// The first try, at start, failed: running without the line, retrying in a second.
+    mutating func failedAtStart(_ error: any Error, _ ctx: DaemonContext) {
+        ctx.log.limited(.error, topic: "gpio-\(name)", nowMs: ctx.startedAt.milliseconds,
+                        "\(name) unavailable, running without \(name == "buttons" ? "them" : "it") for now (retrying): \(error)")
+        backoff.failed(at: ctx.startedAt)
+    }
+
+    /// When due, tries `open` again; its value once it works.
+    mutating func attempt<T, E: Error>(mono: MonotonicInstant, _ ctx: DaemonContext, _ open: () throws(E) -> T) -> T? {
+        guard backoff.isDue(mono) else { return nil }
+        ctx.log.debug("trying the GPIO lines again (\(name))")
+        do {
+            let value = try open()
+            backoff.succeeded()
+            ctx.log.notice("\(name) ready")
+            return value
+        } catch {
+            backoff.failed(at: mono)
+            ctx.log.limited(.warning, topic: "gpio-\(name)", nowMs: mono.milliseconds, "\(name) still unavailable (retrying): \(error)")
+            return nil
+        }
+    }
+}
+
+/// The earlier of two optional instants.
+func earliest(_ a: MonotonicInstant?, _ b: MonotonicInstant?) -> MonotonicInstant? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return min(a, b)
+}

@@ -42,6 +42,15 @@ enum Capture {
         return (out, comments)
     }
 
+    /// The first transaction at or after `ns` (capture time), and whether `ns` fell inside a
+    /// burst or within its gap after it: then the flush that answers it was run on straight after
+    /// another one (a tick's) and is part of that burst, so the burst's start comes before `ns`.
+    static func firstTransaction(atOrAfter ns: Int64, in t: [Transaction], gapNs: Int64 = 2_000_000) -> (ns: Int64, merged: Bool)? {
+        guard let i = t.firstIndex(where: { $0.ns >= ns }) else { return nil }
+        let merged = i > 0 && ns - t[i - 1].ns <= gapNs && t[i].ns - t[i - 1].ns <= gapNs
+        return (t[i].ns, merged)
+    }
+
     /// Groups transactions into flushes. The mock bus is instantaneous, so one flush's
     /// transactions sit microseconds apart and two flushes at least a scheduler wake-up apart.
     static func bursts(_ t: [Transaction], gapNs: Int64 = 2_000_000) -> [Burst] {
