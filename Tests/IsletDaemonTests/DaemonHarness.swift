@@ -284,10 +284,12 @@ enum OtherUserBinaries {
         return d
     }()
 
-    /// Writes the copy through a close-on-exec descriptor: a process another test starts
-    /// meanwhile must not inherit it open for writing, or running the copy fails with "Text file
-    /// busy" for as long as that process lives.
+    /// A hard link where it can (the same filesystem): nothing is ever open for writing, so no
+    /// process another test starts meanwhile can make running it fail with "Text file busy"
+    /// (a copy's descriptor, even close-on-exec, is held by a child between its fork and exec).
+    /// Else a copy through a close-on-exec descriptor.
     private static func copyExecutable(_ source: String, to path: String) {
+        if link(source, path) == 0 { return }
         guard let bytes = FileManager.default.contents(atPath: source) else { return }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
         guard fd >= 0 else { return }
