@@ -224,6 +224,7 @@ public final class FileStore: Sendable {
         }
         let file: StateFile
         do { file = try JSONDecoder().decode(StateFile.self, from: Data(bytes)) }
+        catch let e as DecodingError { return .failure(Unusable(reason: Self.describe(e))) }
         catch { return .failure(Unusable(reason: "it does not decode (\(error))")) }
         func bad(_ why: String) -> Result<LoadedState, Unusable> { .failure(Unusable(reason: why)) }
         guard let savedAt = ISO8601.parse(file.savedAt) else { return bad("saved_at is not an ISO-8601 instant") }
@@ -253,6 +254,19 @@ public final class FileStore: Sendable {
         let timeline = boot.map { TimelineStamp(at: savedAt, bootNanoseconds: $0, offsetNanoseconds: file.timelineOffsetNs) }
         return .success(LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID,
                                     timeline: timeline, problem: nil))
+    }
+
+    /// A decoding error as the field's path in the file and what is wrong with it.
+    static func describe(_ e: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("") { p, k in k.intValue.map { "\(p)[\($0)]" } ?? (p.isEmpty ? k.stringValue : "\(p).\(k.stringValue)") }
+        }
+        switch e {
+        case .dataCorrupted(let c): return "\(path(c.codingPath)): \(c.debugDescription)"
+        case .keyNotFound(let k, let c): return "\(path(c.codingPath + [k])) is missing"
+        case .typeMismatch(_, let c), .valueNotFound(_, let c): return "\(path(c.codingPath)): \(c.debugDescription)"
+        @unknown default: return "it does not decode (\(e))"
+        }
     }
 
     private func moveAside(_ why: String) -> String {
