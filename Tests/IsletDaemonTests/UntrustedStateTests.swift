@@ -111,3 +111,18 @@ struct UntrustedStateTests {
         #expect(clock.monotonicInstant(of: Instant(milliseconds: .min)) <= clock.monotonicInstant(of: clock.now()))
     }
 }
+
+@Suite("titles with control characters")
+struct ControlCharacterTitleTests {
+    @Test("a start whose title holds a NUL or another control character is refused, the title named",
+          arguments: ["a\u{0}b", "bell\u{7}", "new\nline", "csi\u{9B}"])
+    func aControlCharacterInATitleIsRefused(_ title: String) {
+        var book = ActivityBook()
+        let attrs = ActivityAttributes(kind: .countdown(cycle: .seconds(60), cycles: 1), title: title)
+        #expect(throws: Rejection.self) { _ = try book.apply(.start(attrs), timer: nil, now: Instant(milliseconds: 1_796_256_000_000)) }
+        #expect(book.activities.isEmpty)
+        do { _ = try attrs.validated() } catch {
+            #expect(error.code == .invalidAttributes && error.message.contains("title"), "\(error)")
+        }
+    }
+}
