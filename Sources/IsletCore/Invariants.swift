@@ -31,6 +31,16 @@ extension Activity {
         }
         if let v = instant(startedAt, "started_at") ?? instant(updatedAt, "updated_at") { return v }
         if let e = ending, let v = instant(e.endedAt, "ended_at") ?? instant(e.dismissAt, "dismiss_at") { return v }
+        // The timeline never runs backwards (HostClock): nothing of an activity precedes its start,
+        // so the 8 h limit bounds how much a restore has to catch up.
+        if updatedAt < startedAt { return InvariantViolation(field: "updated_at", "\(updatedAt) is before started_at \(startedAt)") }
+        switch content.display {
+        case .running(let t), .cycleEnd(let t):
+            if t < startedAt {
+                return InvariantViolation(field: content.phase == .running ? "content.reference" : "content.next_cycle_at", "\(t) is before started_at \(startedAt)")
+            }
+        case .paused, .complete, .idle: break
+        }
         if let v = content.violation(for: attributes.kind) { return v.inside("content") }
         switch (content.display, ending) {
         case (.complete, nil): return InvariantViolation(field: "ended_at", "a complete activity has ended: ended_at is missing")

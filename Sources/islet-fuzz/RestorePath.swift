@@ -39,20 +39,21 @@ enum RestorePath {
         if let saved = s.savedAt, now < saved { host.setFloor(saved); now = host.now() }
         for a in book.activities where !Instant.validRange.contains(a.startedAt) { fail("state: \(a.startedAt) restored") }
         _ = book.advance(to: now)
-        show(book.activities, now: now, host: host)
-        // An hour on, as a long-running daemon would get there.
-        let later = now + .seconds(3600)
+        schedule(book.activities, now: now, host: host)
+        // The first frame, as `run()` draws it.
+        if let scene = PresentationPolicy().scene(of: book.activities, now: now), let r = renderer {
+            r.render(scene, options: RenderOptions(), into: &frame)
+        }
+        // A minute on (an hour of one-second cycles made each input cost milliseconds).
+        let later = now + .seconds(60)
         _ = book.advance(to: later)
-        show(book.activities, now: later, host: host)
+        schedule(book.activities, now: later, host: host)
     }
 
-    static func show(_ activities: [Activity], now: Instant, host: HostClock) {
+    static func schedule(_ activities: [Activity], now: Instant, host: HostClock) {
         for a in activities {
             _ = ShownTime.seconds(of: a, at: now)
             if let d = ShownTime.nextDeadline(of: a, after: now) { _ = host.monotonicInstant(of: d.at) }
-        }
-        if let scene = PresentationPolicy().scene(of: activities, now: now), let r = renderer {
-            r.render(scene, options: RenderOptions(), into: &frame)
         }
     }
 

@@ -126,3 +126,17 @@ struct ControlCharacterTitleTests {
         }
     }
 }
+
+@Suite("restored activities catch up within their 8 h")
+struct CatchUpBoundTests {
+    @Test("an activity whose reference or update precedes its start is refused, the field named (a restore would catch up months of cycles)")
+    func nothingPrecedesTheStart() throws {
+        let running = #"{"attributes":{"cycle_end_seconds":0,"cycle_seconds":1,"cycles":0,"kind":"countdown","language":"en","timer":"m"},"content":{"cycle":1,"cycles":null,"phase":"running","reference":"2026-06-02T00:00:00.000Z","schema":1,"stale":false},"started_at":"2026-12-02T00:00:00.000Z","updated_at":"2026-12-02T00:00:00.000Z"}"#
+        let early = Untrusted.paused(started: "2026-12-03T00:00:00.000Z").replacingOccurrences(of: #""updated_at":""#, with: #""updated_at":"2026-12-01T00:00:00.000Z","x":""#)
+        for (text, field) in [(running, "activities[0].content.reference"), (early, "activities[0].updated_at")] {
+            let decoded = FileStore.decode(Array(Untrusted.file([text], savedAt: "2026-12-03T00:00:00.000Z").utf8))
+            guard case .failure(let why) = decoded else { Issue.record("took \(field)"); continue }
+            #expect(why.reason.contains(field + ":"), "\(why.reason)")
+        }
+    }
+}
