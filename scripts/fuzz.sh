@@ -7,6 +7,9 @@
 #   scripts/fuzz.sh replay            fixed seed and run count per target (CI: deterministic)
 #   scripts/fuzz.sh explore           FUZZ_SECONDS per target (default 60), new finds kept in
 #                                     .build/fuzz/corpus-<target>, failures in Tests/Fuzz/<target>
+#   scripts/fuzz.sh campaign          FUZZ_CAMPAIGN_RUNS executions per target (default 10,000,000;
+#                                     config 1,000,000), at most FUZZ_CAMPAIGN_SECONDS (1800) each,
+#                                     one process on one core; corpus as for explore
 # Settings: FUZZ_BIN=.build/fuzz/debug/islet-fuzz FUZZ_RUNS=20000 FUZZ_SECONDS=60 FUZZ_TARGETS="protocol config state capture"
 set -euo pipefail
 
@@ -39,7 +42,14 @@ for t in $targets; do
             mkdir -p "$corpus"
             args=(-max_total_time="${FUZZ_SECONDS:-60}" -artifact_prefix="$seeds/crash-" "$corpus" "$seeds")
             ;;
-        *) echo "usage: scripts/fuzz.sh replay|explore" >&2; exit 64 ;;
+        campaign)
+            corpus="$root/.build/fuzz/corpus-$t"
+            mkdir -p "$corpus"
+            runs="${FUZZ_CAMPAIGN_RUNS:-$([ "$t" = config ] && echo 1000000 || echo 10000000)}"
+            args=(-runs="$runs" -max_total_time="${FUZZ_CAMPAIGN_SECONDS:-1800}" -print_final_stats=1
+                  -artifact_prefix="$seeds/crash-" "$corpus" "$seeds")
+            ;;
+        *) echo "usage: scripts/fuzz.sh replay|explore|campaign" >&2; exit 64 ;;
     esac
     log="$work/$t.log"
     start=$(date +%s%N)

@@ -53,26 +53,39 @@ public struct ActivityAttributes: Hashable, Sendable {
 
     /// Checks the attributes a client may send; the rejection names the field and the rule.
     public func validated() throws(Rejection) -> ActivityAttributes {
-        func bad(_ m: String) -> Rejection { Rejection(.invalidAttributes, m) }
-        guard Self.isValidTimerID(timerID) else { throw bad("timer id must be \(Self.timerIDRule) (got \"\(timerID.prefix(80))\")") }
+        if let v = violation() { throw Rejection(.invalidAttributes, v.message) }
+        return self
+    }
+
+    /// The one definition of valid attributes (requests through `validated()`, the loader
+    /// through `Activity.violation()`): the first rule broken, with its field's key, or nil.
+    public func violation() -> InvariantViolation? {
+        func bad(_ f: String, _ m: String) -> InvariantViolation { InvariantViolation(field: f, m) }
+        guard Self.isValidTimerID(timerID) else { return bad("timer", "timer id must be \(Self.timerIDRule) (got \"\(timerID.prefix(80))\")") }
         if case .countdown(let cycle, let cycles) = kind {
             guard cycle >= .seconds(1), cycle <= .seconds(24 * 3600) else {
-                throw bad("cycle length must be 1 s to 24 h (got \(cycle.jsonSeconds) s)")
+                return bad("cycle_seconds", "cycle length must be 1 s to 24 h (got \(cycle.jsonSeconds) s)")
             }
             if let cycles, !(1...999).contains(cycles) {
-                throw bad("cycles must be 1 to 999, or open-ended (got \(cycles))")
+                return bad("cycles", "cycles must be 1 to 999, or open-ended (got \(cycles))")
             }
         }
         guard cycleEndInterval >= .zero, cycleEndInterval <= .seconds(600) else {
-            throw bad("cycle end interval must be 0 to 600 s (got \(cycleEndInterval.jsonSeconds) s)")
+            return bad("cycle_end_seconds", "cycle end interval must be 0 to 600 s (got \(cycleEndInterval.jsonSeconds) s)")
         }
-        if let s = staleAfter, s < .seconds(1) { throw bad("stale-after must be at least 1 s") }
+        if let s = staleAfter, s < .seconds(1) { return bad("stale_after_seconds", "stale-after must be at least 1 s") }
         guard (2...16).contains(language.count),
               language.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "-" || $0 == "_" }) else {
-            throw bad("language must be a code such as en, pt, zh-Hans (got \"\(language)\")")
+            return bad("language", "language must be a code such as en, pt, zh-Hans (got \"\(language)\")")
         }
-        if let title, title.count > Self.maxTitleLength { throw bad("title is longer than \(Self.maxTitleLength) characters (got \(title.count))") }
-        return self
+        if let title {
+            if title.count > Self.maxTitleLength { return bad("title", "title is longer than \(Self.maxTitleLength) characters (got \(title.count))") }
+            if let c = title.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+                let hex = String(c.value, radix: 16, uppercase: true)
+                return bad("title", "title must not contain control characters (got U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))")
+            }
+        }
+        return nil
     }
 }
 
@@ -117,8 +130,15 @@ extension ActivityAttributes: Codable {
         }
         timerID = try c.decodeIfPresent(String.self, forKey: .timer) ?? (kind.isStopwatch ? "stopwatch" : "meditation")
         title = try c.decodeIfPresent(String.self, forKey: .title)
-        cycleEndInterval = try c.decodeIfPresent(Double.self, forKey: .cycleEndSeconds).flatMap(Duration.jsonSeconds) ?? .seconds(3)
-        staleAfter = try c.decodeIfPresent(Double.self, forKey: .staleAfterSeconds).flatMap(Duration.jsonSeconds)
+        func seconds(_ k: Keys) throws -> Duration? {
+            guard let s = try c.decodeIfPresent(Double.self, forKey: k) else { return nil }
+            guard let d = Duration.jsonSeconds(s) else {
+                throw DecodingError.dataCorruptedError(forKey: k, in: c, debugDescription: "not a number of seconds")
+            }
+            return d
+        }
+        cycleEndInterval = try seconds(.cycleEndSeconds) ?? .seconds(3)
+        staleAfter = try seconds(.staleAfterSeconds)
         language = try c.decodeIfPresent(String.self, forKey: .language) ?? "en"
     }
 }

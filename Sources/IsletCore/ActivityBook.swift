@@ -113,6 +113,8 @@ public struct ActivityBook: Sendable {
         }
         let t = try TimerMachine.transition(.start(attributes), from: nil, now: now)
         guard let new = t.activity else { throw Rejection(.invalidAttributes, "start produced no activity") }
+        // The loader's rules (Invariants.swift) hold for every activity a start makes.
+        if let v = new.violation() { throw Rejection(.invalidAttributes, v.description) }
         activities.removeAll { $0.timerID == id }
         activities.append(new)
         serial += 1

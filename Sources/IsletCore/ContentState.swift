@@ -98,7 +98,9 @@ extension ContentState: Codable {
         case .running: display = .running(reference: try instant(.reference))
         case .cycleEnd: display = .cycleEnd(nextCycleAt: try instant(.nextCycleAt))
         case .paused:
-            guard let d = Duration.jsonSeconds(try c.decode(Double.self, forKey: .frozenSeconds)), d >= .zero else {
+            // -0 is a sign no pause writes: refused with the negatives, not read as 0.
+            let secs = try c.decode(Double.self, forKey: .frozenSeconds)
+            guard secs.sign == .plus, let d = Duration.jsonSeconds(secs), d >= .zero else {
                 throw DecodingError.dataCorruptedError(forKey: .frozenSeconds, in: c, debugDescription: "frozen time must be a non-negative number of seconds")
             }
             display = .paused(frozen: d)

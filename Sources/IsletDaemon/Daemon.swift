@@ -89,9 +89,11 @@ public final class Daemon {
     private func restoreTimeline(_ loaded: LoadedState) {
         let clock = ctx.clock
         if let saved = loaded.timeline, let id = loaded.bootID, id == BootID.current {
-            if clock.continueTimeline(after: saved) {
-                let skew = ctx.loopClock.wallMilliseconds() - clock.now().milliseconds
-                if abs(skew) > 2000 {
+            if let why = clock.refusal(toContinue: saved) {
+                ctx.log.warning("restarted in the same boot, but the timeline does not continue from the last save: \(why)")
+            } else {
+                let skew = ctx.loopClock.wallMilliseconds().subtractingReportingOverflow(clock.now().milliseconds).partialValue
+                if skew > 2000 || skew < -2000 {
                     ctx.log.notice("restarted in the same boot: timers continue from the last save by the boot clock; the wall clock differs from that by \(skew / 1000) s")
                 }
             }

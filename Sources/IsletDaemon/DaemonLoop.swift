@@ -14,6 +14,7 @@ extension Daemon {
         // so they do not chime now (a restart an hour after a session must not beep).
         chime.quiet = true
         advanceAndRefresh()
+        book.store.loadFinished()   // the first frame is drawn: the state file did not crash the start
         chime.quiet = false
         book.submitIfDirty()
         systemd.ready(status: statusText(), mono: ctx.mono)

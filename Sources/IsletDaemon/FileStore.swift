@@ -3,6 +3,9 @@ import IsletSystem
 import FoundationEssentials
 import IsletCore
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The state file's envelope. `schema` is bumped when the file's form changes incompatibly.
 struct StateFile: Codable {
@@ -160,7 +163,14 @@ public final class FileStore: Sendable {
     }
 
     /// Loads the saved activities. A missing file is a fresh start; a corrupt, unreadable or
-    /// unknown-schema file is moved aside (`activities.json.bad-<ms>`) and reported, never fatal.
+    /// unknown-schema file, or one breaking a rule of the book (`ActivityBook.check`), is moved
+    /// aside (`activities.json.bad-<ms>`) and reported, never fatal.
+    ///
+    /// Before decoding, a mark (`activities.json.loading`: the file's size and hash, and this
+    /// process's id) is written; the daemon removes it once its first frame is drawn
+    /// (`loadFinished`), and a clean exit removes it too. A mark for the same file left by
+    /// another process means a start-up that loaded this file crashed: the file is moved aside
+    /// instead of crashing the same way again under systemd's `Restart=`.
     public func load() -> LoadedState {
         let bytes: [UInt8]
         switch FileIO.read(path, followLinks: false) {
@@ -169,10 +179,36 @@ public final class FileStore: Sendable {
             if e.errno == .noSuchFileOrDirectory { return LoadedState(activities: [], savedAt: nil, problem: nil) }
             return LoadedState(activities: [], savedAt: nil, problem: moveAside("it could not be read (\(e))"))
         }
+        let identity = "size \(bytes.count) fnv1a \(String(Self.fnv1a(bytes), radix: 16))"
+        if case .success(let m) = FileIO.read(loadingMark, limit: 4096, followLinks: false) {
+            let fields = String(decoding: m, as: UTF8.self).split(separator: "\n").map(String.init)
+            try? FileSystem.remove(loadingMark)
+            // The same process loading twice (a daemon built again in one process) did not crash.
+            if fields.first == identity, fields.dropFirst().first != "pid \(Identity.processID)" {
+                return LoadedState(activities: [], savedAt: nil, problem: moveAside(
+                    "a start-up that loaded it did not finish (its mark \(loadingMark) was still there): loading it may crash the daemon"))
+            }
+        }
+        LoadingMarks.write(loadingMark, "\(identity)\npid \(Identity.processID)\n")
+        if LoadingMarks.crashSeamArmed { abort() }
         switch Self.decode(bytes) {
         case .success(let state): return state
-        case .failure(let why): return LoadedState(activities: [], savedAt: nil, problem: moveAside(why.reason))
+        case .failure(let why):
+            loadFinished()
+            return LoadedState(activities: [], savedAt: nil, problem: moveAside(why.reason))
         }
+    }
+
+    /// The mark `load` leaves while a start-up with this file is under way.
+    public var loadingMark: String { path + ".loading" }
+
+    /// The start-up that loaded the file got through (its first frame is drawn): no mark.
+    public func loadFinished() { LoadingMarks.remove(loadingMark) }
+
+    static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
     }
 
     public struct Unusable: Error, Sendable { public var reason: String }
@@ -186,17 +222,50 @@ public final class FileStore: Sendable {
         guard probe.schema == StateFile.schemaVersion else {
             return .failure(Unusable(reason: "its schema \(probe.schema.map(String.init) ?? "(none)") is not \(StateFile.schemaVersion), the one this build reads"))
         }
-        do {
-            let file = try JSONDecoder().decode(StateFile.self, from: Data(bytes))
-            guard let savedAt = ISO8601.parse(file.savedAt) else {
-                return .failure(Unusable(reason: "saved_at is not an ISO-8601 instant"))
+        let file: StateFile
+        do { file = try JSONDecoder().decode(StateFile.self, from: Data(bytes)) }
+        catch let e as DecodingError { return .failure(Unusable(reason: Self.describe(e))) }
+        catch { return .failure(Unusable(reason: "it does not decode (\(error))")) }
+        func bad(_ why: String) -> Result<LoadedState, Unusable> { .failure(Unusable(reason: why)) }
+        guard let savedAt = ISO8601.parse(file.savedAt) else { return bad("saved_at is not an ISO-8601 instant") }
+        guard Instant.validRange.contains(savedAt) else {
+            return bad("saved_at \(file.savedAt) is outside the instants a timer can hold (\(Instant.validRangeRule))")
+        }
+        // Every figure of the timeline is checked here, so the host clock never meets one that overflows.
+        var boot = file.bootNs
+        if boot == nil, let ms = file.bootMs {
+            let ns = ms.multipliedReportingOverflow(by: 1_000_000)
+            guard !ns.overflow else { return bad("boot_ms \(ms) is out of range") }
+            boot = ns.partialValue
+        }
+        if let b = boot, b < 0 { return bad("\(file.bootNs == nil ? "boot_ms" : "boot_ns") \(b) is negative: CLOCK_BOOTTIME starts at 0") }
+        if let offset = file.timelineOffsetNs {
+            // A save stamps saved_at = boot_ns + timeline_offset_ns (in ms, under one lock).
+            guard let b = boot else { return bad("timeline_offset_ns is there without boot_ns") }
+            let sum = b.addingReportingOverflow(offset)
+            let slack: Int64 = file.bootNs == nil ? 1 : 0
+            guard !sum.overflow, abs(HostClock.floorDiv(sum.partialValue, 1_000_000) - savedAt.milliseconds) <= slack else {
+                return bad("timeline_offset_ns \(offset) does not agree with saved_at and boot_ns (boot_ns + timeline_offset_ns is saved_at)")
             }
-            let boot = file.bootNs ?? file.bootMs.map { $0 * 1_000_000 }
-            let timeline = boot.map { TimelineStamp(at: savedAt, bootNanoseconds: $0, offsetNanoseconds: file.timelineOffsetNs) }
-            return .success(LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID,
-                                        timeline: timeline, problem: nil))
-        } catch {
-            return .failure(Unusable(reason: "it does not decode (\(error))"))
+        }
+        // The rules every book built by requests meets (IsletCore's one definition of them).
+        do throws(InvariantViolation) { try ActivityBook.check(file.activities) }
+        catch { return bad("\(error)") }
+        let timeline = boot.map { TimelineStamp(at: savedAt, bootNanoseconds: $0, offsetNanoseconds: file.timelineOffsetNs) }
+        return .success(LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID,
+                                    timeline: timeline, problem: nil))
+    }
+
+    /// A decoding error as the field's path in the file and what is wrong with it.
+    static func describe(_ e: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("") { p, k in k.intValue.map { "\(p)[\($0)]" } ?? (p.isEmpty ? k.stringValue : "\(p).\(k.stringValue)") }
+        }
+        switch e {
+        case .dataCorrupted(let c): return "\(path(c.codingPath)): \(c.debugDescription)"
+        case .keyNotFound(let k, let c): return "\(path(c.codingPath + [k])) is missing"
+        case .typeMismatch(_, let c), .valueNotFound(_, let c): return "\(path(c.codingPath)): \(c.debugDescription)"
+        @unknown default: return "it does not decode (\(e))"
         }
     }
 
@@ -218,4 +287,33 @@ enum FileIO {
     }
 
     static func exists(_ path: String) -> Bool { FileSystem.exists(path) }
+}
+
+/// The marks of loads under way in this process, removed at a clean exit (`exit`, not a trap or
+/// an abort: those are what the mark is there to catch).
+enum LoadingMarks {
+    private static let paths = Mutex<Set<String>?>(nil)
+
+    /// The test seam that crashes a start-up while it loads the state file, after the mark:
+    /// `ISLET_TEST_CRASH_ON_LOAD=1` exactly (docs/RELIABILITY.md). Never set it on a real daemon.
+    static var crashSeamArmed: Bool { Posix.environment("ISLET_TEST_CRASH_ON_LOAD") == "1" }
+
+    static func write(_ mark: String, _ text: String) {
+        try? FileSystem.remove(mark)
+        // Exclusively and without following a link, like the temp file.
+        guard let fd = try? FileDescriptor.open(mark, [.writeOnly, .create, .exclusive, .noFollow], permissions: 0o640) else { return }
+        try? fd.writeAll(Array(text.utf8))
+        fd.close()
+        let first = paths.withLock { (p: inout Set<String>?) -> Bool in
+            defer { p?.insert(mark) }
+            if p == nil { p = []; return true }
+            return false
+        }
+        if first { atexit { for m in LoadingMarks.paths.withLock({ $0 ?? [] }) { try? FileSystem.remove(m) } } }
+    }
+
+    static func remove(_ mark: String) {
+        paths.withLock { _ = $0?.remove(mark) }
+        try? FileSystem.remove(mark)
+    }
 }

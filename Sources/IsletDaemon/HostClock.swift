@@ -22,7 +22,7 @@ public final class HostClock: Sendable {
 
     public init(_ source: any LoopClock) {
         self.source = source
-        base = Mutex(Base(offsetNs: source.wallNanoseconds() - source.bootNanoseconds()))
+        base = Mutex(Base(offsetNs: Self.difference(source.wallNanoseconds(), source.bootNanoseconds())))
     }
 
     /// Now on the timeline.
@@ -35,7 +35,7 @@ public final class HostClock: Sendable {
     /// The timeline without the floor: where it really is, to see when it passes the floor.
     public func rawNow() -> Instant {
         let offset = base.withLock { $0.offsetNs }
-        return Instant(milliseconds: Self.floorDiv(source.bootNanoseconds() + offset, 1_000_000))
+        return Self.instant(boot: source.bootNanoseconds(), offset: offset)
     }
 
     public func setFloor(_ f: Instant?) { base.withLock { $0.floor = f } }
@@ -46,7 +46,7 @@ public final class HostClock: Sendable {
     public func stamp() -> TimelineStamp {
         let boot = source.bootNanoseconds()
         return base.withLock { b in
-            let raw = Instant(milliseconds: Self.floorDiv(boot + b.offsetNs, 1_000_000))
+            let raw = Self.instant(boot: boot, offset: b.offsetNs)
             let floored = b.floor.map { raw < $0 } ?? false
             return TimelineStamp(at: floored ? b.floor ?? raw : raw, bootNanoseconds: boot,
                                  offsetNanoseconds: floored ? nil : b.offsetNs)
@@ -59,29 +59,69 @@ public final class HostClock: Sendable {
     /// instant plus the boot clock's time since, to the millisecond. False when the boot clock
     /// is behind the save, which in one boot means the save is not what it claims.
     @discardableResult
-    public func continueTimeline(after saved: TimelineStamp) -> Bool {
+    public func continueTimeline(after saved: TimelineStamp) -> Bool { refusal(toContinue: saved) == nil }
+
+    /// `continueTimeline`, saying why not: nil when the timeline continues from the save; else
+    /// the reason, and the timeline is left as it was. All arithmetic on the saved values is
+    /// checked: a save whose figures overflow, or that would put now outside the instants a
+    /// timer can hold, is refused, never trapped on.
+    public func refusal(toContinue saved: TimelineStamp) -> String? {
         let boot = source.bootNanoseconds()
-        guard boot >= saved.bootNanoseconds else { return false }
-        let offset = saved.offsetNanoseconds ?? (saved.at.milliseconds * 1_000_000 - saved.bootNanoseconds)
+        guard boot >= saved.bootNanoseconds else { return "the boot clock (\(boot) ns) is behind the save's boot_ns (\(saved.bootNanoseconds))" }
+        let offset: Int64
+        if let o = saved.offsetNanoseconds { offset = o } else {
+            let ns = saved.at.milliseconds.multipliedReportingOverflow(by: 1_000_000)
+            let o = ns.partialValue.subtractingReportingOverflow(saved.bootNanoseconds)
+            guard !ns.overflow, !o.overflow else { return "saved_at \(saved.at) minus boot_ns \(saved.bootNanoseconds) overflows" }
+            offset = o.partialValue
+        }
+        let now = boot.addingReportingOverflow(offset)
+        guard !now.overflow else { return "timeline_offset_ns \(offset) overflows the timeline" }
+        let t = Instant(milliseconds: Self.floorDiv(now.partialValue, 1_000_000))
+        guard Instant.validRange.contains(t) else {
+            return "timeline_offset_ns \(offset) continues the timeline to \(t), outside \(Instant.validRangeRule)"
+        }
         base.withLock { $0.offsetNs = offset }
-        return true
+        return nil
     }
 
     /// The CLOCK_MONOTONIC instant at which the real timeline (the floor aside) reaches `t`.
     /// A deadline armed there never fires early.
     public func monotonicInstant(of t: Instant) -> MonotonicInstant {
         let offset = base.withLock { $0.offsetNs }
-        return source.monotonic(atBootNanoseconds: t.milliseconds * 1_000_000 - offset)
+        // Checked: an instant past the nanosecond clock's end is never reached (the clock's end);
+        // one before boot has passed (boot itself).
+        let ns = t.milliseconds.multipliedReportingOverflow(by: 1_000_000)
+        if ns.overflow { return t.milliseconds > 0 ? MonotonicInstant(nanoseconds: .max) : source.monotonic(atBootNanoseconds: 0) }
+        let boot = ns.partialValue.subtractingReportingOverflow(offset)
+        if boot.overflow { return offset < 0 ? MonotonicInstant(nanoseconds: .max) : source.monotonic(atBootNanoseconds: 0) }
+        return source.monotonic(atBootNanoseconds: max(0, boot.partialValue))
     }
 
     /// Moves the base to the current wall clock. Only done while the timeline is known to be
     /// wrong: the clock was behind the last save at start and has since been corrected.
     public func rebase() {
-        let offset = source.wallNanoseconds() - source.bootNanoseconds()
+        let offset = Self.difference(source.wallNanoseconds(), source.bootNanoseconds())
         base.withLock { $0.offsetNs = offset }
     }
 
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+    /// Rounds toward minus infinity; never overflows (b > 0).
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return a % b < 0 ? q - 1 : q
+    }
+
+    /// The timeline's instant at CLOCK_BOOTTIME `boot`, saturating instead of trapping.
+    static func instant(boot: Int64, offset: Int64) -> Instant {
+        let r = boot.addingReportingOverflow(offset)
+        let ns = r.overflow ? (offset > 0 ? Int64.max : Int64.min) : r.partialValue
+        return Instant(milliseconds: floorDiv(ns, 1_000_000))
+    }
+
+    static func difference(_ a: Int64, _ b: Int64) -> Int64 {
+        let r = a.subtractingReportingOverflow(b)
+        return r.overflow ? (b < 0 ? Int64.max : Int64.min) : r.partialValue
+    }
 }
 
 /// The timeline as a save records it (HostClock.stamp).

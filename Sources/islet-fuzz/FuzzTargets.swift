@@ -33,20 +33,13 @@ enum FuzzTarget: String, CaseIterable {
             if let r = try? ControlRequest.parse(bytes) {
                 let again = try? ControlRequest.parse(Array(r.encodedLine().dropLast()))
                 if again != r { fail("protocol: \(r) did not survive encode and parse") }
+                RestorePath.request(r)
             }
         case .config:
             let text = String(decoding: bytes, as: UTF8.self)
             if let c = try? DaemonConfig().parsing(text, file: "fuzz.conf") { _ = try? c.validated(origin: "fuzz.conf") }
         case .state:
-            if case .success(let s) = FileStore.decode(bytes) {
-                // Whatever decodes must be something the core can show and schedule without trapping.
-                let now = s.savedAt ?? Instant.epoch
-                for a in s.activities {
-                    _ = ShownTime.seconds(of: a, at: now)
-                    _ = ShownTime.nextDeadline(of: a, after: now)
-                    _ = TimerMachine.advance(a, to: now + .seconds(3600))
-                }
-            }
+            RestorePath.run(bytes)
         case .capture:
             let text = String(decoding: bytes, as: UTF8.self)
             if let records = try? CaptureFormat.parse(text, file: "fuzz.capture"), let model = PanelModel.find(.ssd1306, width: 128, height: 64) {
