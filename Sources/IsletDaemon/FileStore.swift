@@ -3,9 +3,6 @@ import IsletSystem
 import FoundationEssentials
 import IsletCore
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The state file's envelope. `schema` is bumped when the file's form changes incompatibly.
 struct StateFile: Codable {
@@ -190,7 +187,7 @@ public final class FileStore: Sendable {
             }
         }
         LoadingMarks.write(loadingMark, "\(identity)\npid \(Identity.processID)\n")
-        if LoadingMarks.crashSeamArmed { abort() }
+        if LoadingMarks.crashSeamArmed { Identity.abortProcess() }
         switch Self.decode(bytes) {
         case .success(let state): return state
         case .failure(let why):
@@ -309,7 +306,7 @@ enum LoadingMarks {
             if p == nil { p = []; return true }
             return false
         }
-        if first { atexit { for m in LoadingMarks.paths.withLock({ $0 ?? [] }) { try? FileSystem.remove(m) } } }
+        if first { Identity.atExit { for m in LoadingMarks.paths.withLock({ $0 ?? [] }) { try? FileSystem.remove(m) } } }
     }
 
     static func remove(_ mark: String) {

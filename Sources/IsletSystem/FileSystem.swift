@@ -111,6 +111,11 @@ public enum FileSystem {
 /// Who this process is, and the users and groups it names.
 public enum Identity {
     public static var processID: Int32 { getpid() }
+    /// Ends the process at once with SIGABRT, as a crash would (a test seam's crash, no cleanup).
+    public static func abortProcess() -> Never { abort() }
+    /// Runs `body` when the process exits normally (exit(3) or a return from main), not on a
+    /// signal or an abort.
+    public static func atExit(_ body: @escaping @convention(c) () -> Void) { atexit(body) }
     public static var userID: UInt32 { UInt32(getuid()) }
     public static var effectiveUserID: UInt32 { UInt32(geteuid()) }
     public static var effectiveGroupID: UInt32 { UInt32(getegid()) }
