@@ -102,4 +102,17 @@ struct DocsMatchCodeTests {
         #expect(listed.subtracting(targets).subtracting(["Plugins/IsletStringsPlugin"]).isEmpty,
                 "README lists modules that do not exist: \(listed.subtracting(targets).sorted())")
     }
+
+    @Test("system calls go through IsletSystem: the daemon, the protocol, the renderer and the display driver import no Glibc")
+    func oneCBoundary() {
+        var importers: [String] = []
+        for module in ["IsletDaemon", "IsletProtocol", "IsletRender", "IsletDisplay"] {
+            for f in Self.files(under: "Sources/" + module, ending: ".swift") {
+                let lines = Self.text(f).split(separator: "\n")
+                if lines.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasSuffix("import Glibc") }) { importers.append(f) }
+            }
+        }
+        #expect(!Self.files(under: "Sources/IsletDaemon", ending: ".swift").isEmpty, "the scan found no sources")
+        #expect(importers.isEmpty, "import Glibc outside the C boundary: \(importers)")
+    }
 }
