@@ -42,7 +42,9 @@ struct InterruptTests {
         pthread_sigmask(SIG_SETMASK, &m, nil)
     }
 
-    @Test func aBlockingReadIsRetried() throws {
+    /// A pipe whose write end is written only after this thread took a signal; `wait` blocks
+    /// on the read end meanwhile, and must come back with the byte, not EINTR.
+    private func afterAnInterrupt<T>(_ wait: (FileDescriptor) throws -> T) throws -> T {
         var p: [Int32] = [0, 0]
         #expect(pipe(&p) == 0)
         let reader = try FileDescriptor(taking: p[0], operation: "pipe")
@@ -50,20 +52,18 @@ struct InterruptTests {
         let before = interruptsTaken.load(ordering: .relaxed)
         let mask = try interruptThenWrite(writer.raw)
         defer { restore(mask) }
-        #expect(try reader.readSome(capacity: 4) == [7])
-        #expect(interruptsTaken.load(ordering: .relaxed) > before)
+        // The write end stays open until the call returned (closing it would end the read early).
+        let result = try withExtendedLifetime(writer) { try wait(reader) }
+        #expect(interruptsTaken.load(ordering: .relaxed) > before, "the signal was taken during the call")
+        return result
+    }
+
+    @Test func aBlockingReadIsRetried() throws {
+        #expect(try afterAnInterrupt { try $0.readSome(capacity: 4) } == [7])
     }
 
     @Test func aWaitIsRetried() throws {
-        var p: [Int32] = [0, 0]
-        #expect(pipe(&p) == 0)
-        let reader = try FileDescriptor(taking: p[0], operation: "pipe")
-        let writer = try FileDescriptor(taking: p[1], operation: "pipe")
-        let before = interruptsTaken.load(ordering: .relaxed)
-        let mask = try interruptThenWrite(writer.raw)
-        defer { restore(mask) }
-        #expect(try reader.waitReadable(timeoutMs: 5000))
-        #expect(interruptsTaken.load(ordering: .relaxed) > before)
+        #expect(try afterAnInterrupt { try $0.waitReadable(timeoutMs: 5000) })
     }
 }
 
