@@ -3,11 +3,9 @@
 
   gpio_press.py SIMDIR LINE HOLD_MS [BOUNCE_EDGES]
 
-Writes pull-down/pull-up to SIMDIR/sim_gpioLINE/pull: BOUNCE_EDGES extra edges (default 4) back
-to back when the contact closes and again when it opens, as a real switch bounces, with the
-line held low for HOLD_MS in between. No sleep between the bounce edges: under qemu TCG a 1 ms
-sleep took 3-13 ms, which stretched the chatter past the daemon's 30 ms debounce window (38 ms
-seen), and a bounce that outlasts the window is rightly taken as a second press. Prints the edges' times (CLOCK_MONOTONIC).
+Writes pull-down/pull-up to SIMDIR/sim_gpioLINE/pull: BOUNCE_EDGES extra edges (default 4) about
+1 ms apart when the contact closes and again when it opens, as a real switch bounces, with the
+line held low for HOLD_MS in between. Prints the edges' times (CLOCK_MONOTONIC).
 Environment: PRESS_MARKER=TEXT writes "TEXT closes" to the kernel's trace_marker just before the
 first edge of the closing contact and "TEXT opens" just before the first edge of the opening one
 (anchors for the press-to-bus figure, timestamped by the kernel); PRESS_JSON=FILE writes the
@@ -42,6 +40,7 @@ def main():
         for _ in range(bounce):
             state = not state
             level(state)
+            time.sleep(0.001)
         if state != final_low or not bounce:
             level(final_low)
 
