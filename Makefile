@@ -6,7 +6,7 @@ export SWIFT_BACKTRACE := enable=no
 # Debian packages the build, the tests and the demo need: pkg-config and the C libraries (the
 # system-library targets), the fonts the renderer loads (fonts-terminus-otb: a test of the OTB
 # fallback), libfaketime (clock-step tests) and systemd (systemd-analyze checks the unit).
-APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev \
+APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev libmosquitto-dev \
                 xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd
 # The benchmarks also need a C compiler (the allocation counter), valgrind (instruction counts)
 # and Python with venv (luma.oled for bench-compare).

@@ -28,6 +28,9 @@ let package = Package(
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // Header only: epoll, timerfd, signalfd and eventfd, which Glibc's Swift module does not import.
         .systemLibrary(name: "CLinux"),
+        // libmosquitto, driven by isletd's loop (no thread of its own but the connector's).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto",
+                       providers: [.apt(["libmosquitto-dev"])]),
         // A thin C shim over libgpiod whose interface does not leak the 1.6 API.
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
@@ -57,9 +60,13 @@ let package = Package(
         .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletErrno", "IsletSystem", "IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
                 swiftSettings: strict),
+        // MQTT: the libmosquitto session and its off-loop connector (the C boundary), and pure
+        // parts: the broker URL, topics, Home Assistant's discovery payloads, the request ledger.
+        .target(name: "IsletMQTT", dependencies: ["CMosquitto", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletCore"],
+                swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
-                               "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol"],
+                               "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
@@ -90,6 +97,7 @@ let package = Package(
                     dependencies: ["isletctl", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletMQTTTests", dependencies: ["IsletMQTT", "IsletProtocol", "IsletCore"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

@@ -169,9 +169,14 @@ final class Clients {
 
     private func answer(_ line: [UInt8], _ c: ClientConnection) {
         guard let reply = delegate?.answer(line, from: c) else { return }
+        // The id goes back with the answer, also when the request did not parse.
+        let id = line.contains(0x5F) ? ControlRequest.requestID(in: line) : nil
         switch reply {
-        case .now(let r): deliver(JSONLines.encode(r), to: c)
-        case .afterWrite(let generation, let ticket): c.awaiting.append(DeferredAnswer(generation: generation, ticket: ticket, line: nil))
+        case .now(var r):
+            r.requestID = id
+            deliver(JSONLines.encode(r), to: c)
+        case .afterWrite(let generation, let ticket):
+            c.awaiting.append(DeferredAnswer(generation: generation, ticket: ticket, line: nil, requestID: id))
         }
     }
 
@@ -187,7 +192,9 @@ final class Clients {
             while let first = c.awaiting.first, first.line != nil || first.generation <= durable {
                 c.awaiting.removeFirst()
                 if let line = first.line { c.queue(line); continue }
-                c.queue(JSONLines.encode(answer(first.ticket)))
+                var r = answer(first.ticket)
+                r.requestID = first.requestID
+                c.queue(JSONLines.encode(r))
             }
             if !server.flush(c) { drop(c) }
         }

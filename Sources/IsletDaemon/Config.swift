@@ -60,6 +60,8 @@ public struct DaemonConfig: Sendable {
     public var session = SessionDefaults()
     /// `[buttons]` and `[chime]`, interpreted key by key by the buttons module.
     public var buttonConfig = ButtonConfig()
+    /// `[mqtt]`; nil when the file has no such section (no network at all).
+    public var mqtt: MQTTSettings?
 
     public init() {}
 }
@@ -85,6 +87,7 @@ extension DaemonConfig {
                     "pixel_shift_minutes", "capture", "preview", "column_offset", "display_offset", "multiplex",
                     "contrast", "test_pattern_seconds", "transport"],
         "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title"],
+        "mqtt": MQTTSettings.keys,
     ]
 
     /// Sections whose keys another module interprets.
@@ -173,6 +176,10 @@ extension DaemonConfig {
             }
             session.language = value
         case ("session", "cycle_end_seconds"): session.cycleEndSeconds = try number(0...600)
+        case ("mqtt", _):
+            var m = mqtt ?? MQTTSettings()
+            try m.set(key: key, value: value, origin: origin)
+            mqtt = m
         case ("session", "title"):
             guard value.count <= ActivityAttributes.maxTitleLength else { throw bad("at most \(ActivityAttributes.maxTitleLength) characters") }
             session.title = value.isEmpty ? nil : value
@@ -214,7 +221,7 @@ extension DaemonConfig {
             if trimmed.isEmpty { continue }
             if trimmed.hasPrefix("[") {
                 guard trimmed.hasSuffix("]"), trimmed.count > 2 else {
-                    throw ConfigError(origin, "a section header is a name in brackets on its own line: [daemon], [display], [session], [buttons] or [chime]")
+                    throw ConfigError(origin, "a section header is a name in brackets on its own line: [daemon], [display], [session], [buttons], [chime] or [mqtt]")
                 }
                 let name = String(trimmed.dropFirst().dropLast()).trimmingSpaces
                 guard Self.keys[name] != nil || Self.delegatedSections.contains(name) else {
@@ -222,6 +229,10 @@ extension DaemonConfig {
                     throw ConfigError(origin, "unknown section [\(name)]; accepted: \(sections.joined(separator: ", "))")
                 }
                 section = name
+                if name == "mqtt" {
+                    c.mqtt = c.mqtt ?? MQTTSettings()
+                    c.origins["mqtt"] = origin
+                }
                 continue
             }
             guard let eq = trimmed.firstIndex(of: "=") else {
@@ -238,7 +249,7 @@ extension DaemonConfig {
                 value = String(value.dropFirst().dropLast())
             }
             guard let section else {
-                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons] or [chime]")
+                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons], [chime] or [mqtt]")
             }
             guard !key.isEmpty else { throw ConfigError(origin, "missing key before \"=\"") }
             guard seen.insert("\(section).\(key)").inserted else {
@@ -267,6 +278,7 @@ extension DaemonConfig {
                               "daemon.socket_group = \"\(group)\": no such group on this system (getent group \(group) finds none); create it (groupadd --system \(group)) or leave socket_group empty for the daemon's own group")
         }
         _ = try panelModel(origin: origin)
+        try mqtt?.validate { key in origins[key] ?? origins["mqtt"] ?? origin }
         return self
     }
 

@@ -10,7 +10,9 @@ extension DaemonConfig {
             || new.width != width || new.height != height || new.rotation != rotation
             || new.panelAdjustments != panelAdjustments || new.contrast != contrast
             || new.transport != transport { changed.append("panel") }
+        if new.mqtt != mqtt { changed.append("mqtt") }
         var kept = new
+        kept.mqtt = mqtt
         kept.socketPath = socketPath; kept.socketMode = socketMode; kept.socketGroup = socketGroup
         kept.stateDir = stateDir; kept.bus = bus; kept.address = address
         kept.controller = controller; kept.width = width; kept.height = height

@@ -54,6 +54,7 @@ struct DeferredAnswer {
     var generation: UInt64
     var ticket: StartTicket?
     var line: [UInt8]?
+    var requestID: String? = nil
 }
 
 /// The control socket: a listening Unix stream socket and its clients, serviced from the

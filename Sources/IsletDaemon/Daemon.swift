@@ -2,6 +2,7 @@ import IsletInput
 import IsletSystem
 import IsletProtocol
 import IsletCore
+import IsletMQTT
 
 /// The daemon: one thread, one event loop over a table of descriptors, one owner of the state.
 /// It holds a few parts, each owning its state, and routes events between them: a request, a
@@ -23,6 +24,8 @@ public final class Daemon {
     let chime: Chime
     let clients: Clients
     let clockWatch: ClockWatch
+    /// The MQTT bridge, with `[mqtt]` only.
+    let mqtt: MQTTBridge?
     let systemd = Systemd()
 
     /// Ends `run()` from another thread (an embedding host, tests), as SIGTERM does.
@@ -57,6 +60,15 @@ public final class Daemon {
         buttons = try Buttons(ctx)
         chime = Chime(ctx)
         clockWatch = ClockWatch(ctx, loop: loop)
+        if let settings = config.mqtt {
+            let id = settings.clientID ?? MQTTPlan.defaultClientID(machineID: MQTTPlan.readMachineID())
+            let device = HomeAssistantDiscovery.Device(name: "Islet \(id)",
+                                                       model: "\(config.controller.rawValue.uppercased()) \(config.width)x\(config.height)",
+                                                       version: IsletVersion.string)
+            mqtt = try MQTTBridge(ctx, loop: loop, plan: Daemon.mqttPlan(settings, origin: config.origins), device: device)
+        } else {
+            mqtt = nil
+        }
         // The socket last: a start-up failure above leaves no socket file behind.
         clients = try Clients(ctx, loop: loop, socket: paths.socket)
 
@@ -76,6 +88,8 @@ public final class Daemon {
         try loop.register(book.completionsFD) { [unowned self] _ in takeWriteCompletions() }
         clients.delegate = self
         try clients.attach()
+        mqtt?.delegate = self
+        try mqtt?.attach()
         buttons.attach(to: loop) { [unowned self] command in act(on: command) }
         if panel.readsKeys {
             do { try loop.register(0) { [unowned self] _ in handleKey() } }
@@ -104,6 +118,17 @@ public final class Daemon {
                 perform(.markStale, timer: id, now: now)
             }
         }
+    }
+
+    /// `[mqtt]` with its password read; a problem is a config error (exit 78, no restart loop).
+    private static func mqttPlan(_ s: MQTTSettings, origin: [String: String]) throws(DaemonStartError) -> MQTTPlan {
+        guard let url = s.url else { throw DaemonStartError("[mqtt] needs url", status: ConfigError.exitStatus) }
+        var password: String?
+        if let file = s.passwordFile {
+            do { password = try MQTTSettings.secret(file, origin: origin["mqtt.password_file"] ?? "mqtt.password_file", what: "password_file") }
+            catch { throw DaemonStartError("\(error)", status: ConfigError.exitStatus) }
+        }
+        return MQTTPlan(s, url: url, password: password, machineID: MQTTPlan.readMachineID())
     }
 
     // MARK: routing the inputs

@@ -39,6 +39,7 @@ extension Daemon {
         chime.advance(mono: mono)
         book.retryIfDue(mono)
         clients.afterEvents()
+        mqtt?.afterEvents()
         advanceAndRefresh()
         book.submitIfDirty()
         systemd.pingIfDue(mono: ctx.mono)
@@ -78,7 +79,7 @@ extension Daemon {
         let activities = clockWatch.nextDeadline
             ?? panel.nextFrameChange(book.activities, now: now).map { ctx.clock.monotonicInstant(of: $0) }
         return [systemd.nextDeadline, buttons.nextDeadline, chime.nextDeadline, book.nextDeadline,
-                panel.nextDeadline(book.activities, now: now), clients.nextDeadline, activities]
+                panel.nextDeadline(book.activities, now: now), clients.nextDeadline, mqtt?.nextDeadline, activities]
             .compactMap { $0 }.min()
     }
 
@@ -91,6 +92,7 @@ extension Daemon {
         // The last save stamps this stop (the restart rule measures from it).
         book.saveFinalStamp()
         chime.silence()
+        mqtt?.shutdown()
         clients.shutdown()
         ctx.log.info("stopped")
     }

@@ -5,7 +5,7 @@ import IsletCore
 /// The requests' side: the one place the activities change (`perform`), what each request
 /// does, and what clients and systemd are told. An answer to a change waits until the change
 /// is durable; the loop serves everyone else meanwhile.
-extension Daemon: ClientsDelegate {
+extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
     // MARK: the one place the activities change
 
     /// Applies an intent to the book, then renders and flushes the new frame and tells
@@ -48,7 +48,7 @@ extension Daemon: ClientsDelegate {
     /// Sends every held answer whose write is done.
     func releaseAnswers() {
         let now = ctx.clock.now()
-        clients.releaseAnswers(durable: book.durableGeneration) { ticket in
+        let answer = { [unowned self] (ticket: StartTicket?) -> ControlResponse in
             switch ticket.flatMap(book.failure(of:)) {
             case .notSaved(let why)?:
                 return .failure(ProtocolError("store_failed", "could not save the new activity: \(why)"))
@@ -58,6 +58,8 @@ extension Daemon: ClientsDelegate {
                 return snapshot(now: now)
             }
         }
+        clients.releaseAnswers(durable: book.durableGeneration, answer)
+        mqtt?.releaseAnswers(durable: book.durableGeneration, answer)
         book.forgetFinishedStarts()
     }
 
@@ -81,7 +83,7 @@ extension Daemon: ClientsDelegate {
         }
     }
 
-    private func handle(_ req: ControlRequest, client: ClientConnection, now: Instant) throws(ProtocolError) -> Clients.Reply {
+    private func handle(_ req: ControlRequest, client: ClientConnection?, now: Instant) throws(ProtocolError) -> Clients.Reply {
         func change(_ intent: Intent) throws(ProtocolError) -> Clients.Reply {
             let done = try perform(intent, timer: req.timer, now: now).get()
             return done.changed ? .afterWrite(generation: book.nextGeneration, done.ticket) : .now(snapshot(now: ctx.clock.now()))
@@ -95,7 +97,8 @@ extension Daemon: ClientsDelegate {
             r.status = daemonStatus()
             return .now(r)
         case .watch:
-            client.watching = true
+            // Over MQTT the activity topics are the stream: the answer is the snapshot alone.
+            client?.watching = true
             var r = snapshot(now: now)
             r.event = "snapshot"
             return .now(r)
@@ -125,6 +128,15 @@ extension Daemon: ClientsDelegate {
         }
     }
 
+    // MARK: MQTTBridgeDelegate
+
+    func answer(brokerRequest req: ControlRequest) -> Clients.Reply {
+        do { return try handle(req, client: nil, now: ctx.clock.now()) }
+        catch { return .now(.failure(error)) }
+    }
+
+    var activitiesNow: (activities: [Activity], now: Instant) { (book.activities, ctx.clock.now()) }
+
     // MARK: what clients and systemd are told
 
     func snapshot(now: Instant) -> ControlResponse {
@@ -137,6 +149,7 @@ extension Daemon: ClientsDelegate {
         var r = snapshot(now: now)
         r.event = "change"
         clients.broadcast(r)
+        mqtt?.publishChanges(book.activities, now: now)
         systemd.status(statusText())
     }
 
@@ -151,7 +164,7 @@ extension Daemon: ClientsDelegate {
                             presentation: panel.shown(book.activities, now: ctx.clock.now()).presentation,
                             clients: clients.count, storeError: book.storeError,
                             clockBehind: clockWatch.isBehind,
-                            chimePulses: chime.reportedPulses, panel: panel.visibleImage)
+                            chimePulses: chime.reportedPulses, panel: panel.visibleImage, mqtt: mqtt?.status())
     }
 
     func statusText() -> String {

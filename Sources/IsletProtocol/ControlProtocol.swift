@@ -72,6 +72,9 @@ public struct ControlRequest: Hashable, Sendable {
     public var holdMilliseconds: Int = 0
     /// `test_pattern`: how long the panel shows it; 0 ends it.
     public var patternSeconds: Int = ControlRequest.defaultPatternSeconds
+    /// The client's name for this request, echoed in its answer (MQTT clients match answers
+    /// by it; a change with a request id is done at most once over MQTT).
+    public var requestID: String?
 
     public static let defaultPatternSeconds = 30
     public static let maximumPatternSeconds = 3600
@@ -80,6 +83,19 @@ public struct ControlRequest: Hashable, Sendable {
 
     /// The longest request line accepted; a longer one is answered and its connection closed.
     public static let maximumLineBytes = 16 * 1024
+    public static let maximumRequestIDLength = 128
+
+    /// The request id of a line that may not parse as a request, so an error answer still
+    /// carries it; nil when the line is not a JSON object with a usable one.
+    public static func requestID(in line: [UInt8]) -> String? {
+        guard case .object(let o)? = try? StrictJSON.parse(line), case .string(let id)? = o["request_id"],
+              isValidRequestID(id) else { return nil }
+        return id
+    }
+
+    static func isValidRequestID(_ id: String) -> Bool {
+        !id.isEmpty && id.count <= maximumRequestIDLength && !id.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
 
     /// Which fields each op accepts besides `op` and `timer`.
     static func fields(of op: ControlOp) -> Set<String> {
@@ -108,7 +124,7 @@ public struct ControlRequest: Hashable, Sendable {
         var r = ControlRequest(op: op)
         // A press is a finger on a button: it acts on the timer its binding names, or the most
         // recently started one, like the physical button; a timer field would be ignored.
-        let allowed = fields(of: op).union(op == .press || op == .testPattern ? ["op"] : ["op", "timer"])
+        let allowed = fields(of: op).union(op == .press || op == .testPattern ? ["op", "request_id"] : ["op", "timer", "request_id"])
         for key in o.keys.sorted() where !allowed.contains(key) {
             throw ProtocolError("unknown_field", "\"\(op.rawValue)\" does not take \"\(key)\"; accepted: \(allowed.sorted().joined(separator: ", "))")
         }
@@ -142,6 +158,12 @@ public struct ControlRequest: Hashable, Sendable {
         }
 
         r.timer = try string("timer")
+        if let id = try string("request_id") {
+            guard isValidRequestID(id) else {
+                throw ProtocolError("invalid_field", "\"request_id\" must be 1 to \(maximumRequestIDLength) characters without control characters")
+            }
+            r.requestID = id
+        }
         switch op {
         case .start:
             switch try string("kind") {
@@ -193,6 +215,7 @@ public struct ControlRequest: Hashable, Sendable {
     public func encodedLine() -> [UInt8] {
         var o: [String: JSONValue] = ["op": .string(op.rawValue)]
         if let timer { o["timer"] = .string(timer) }
+        if let requestID { o["request_id"] = .string(requestID) }
         switch op {
         case .start:
             o["kind"] = .string(start.stopwatch ? "stopwatch" : "countdown")

@@ -58,8 +58,10 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var chimePulses: Int?
     /// The emulated panel's visible image (mock bus only): page-packed bytes in hex.
     public var panel: PanelImage?
+    /// The MQTT bridge; absent without `[mqtt]`.
+    public var mqtt: MQTTStatus?
 
-    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil) {
+    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil, mqtt: MQTTStatus? = nil) {
         self.pid = pid
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -77,12 +79,75 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         self.clockBehind = clockBehind
         self.chimePulses = chimePulses
         self.panel = panel
+        self.mqtt = mqtt
     }
 
     enum CodingKeys: String, CodingKey {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
         case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
-        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel
+        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt
+    }
+}
+
+/// The MQTT bridge's link, as `status` reports it (never a secret).
+public struct MQTTStatus: Codable, Sendable, Hashable {
+    /// `connected`, `connecting` or `refused`.
+    public var state: String
+    public var since: Instant
+    public var broker: String
+    public var clientID: String
+    public var topicPrefix: String
+    /// `refused`: the broker's reason.
+    public var reason: String?
+    public var lastError: String?
+    /// Connection attempts since the last success.
+    public var attempts: Int
+
+    package init(state: String, since: Instant, broker: String, clientID: String, topicPrefix: String, reason: String?, lastError: String?, attempts: Int) {
+        self.state = state
+        self.since = since
+        self.broker = broker
+        self.clientID = clientID
+        self.topicPrefix = topicPrefix
+        self.reason = reason
+        self.lastError = lastError
+        self.attempts = attempts
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state, since, broker, clientID = "client_id", topicPrefix = "topic_prefix", reason, lastError = "last_error", attempts
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        state = try c.decode(String.self, forKey: .state)
+        since = try c.decodeIfPresent(String.self, forKey: .since).flatMap(ISO8601.parse) ?? Instant(milliseconds: 0)
+        broker = try c.decode(String.self, forKey: .broker)
+        clientID = try c.decode(String.self, forKey: .clientID)
+        topicPrefix = try c.decode(String.self, forKey: .topicPrefix)
+        reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
+        attempts = try c.decodeIfPresent(Int.self, forKey: .attempts) ?? 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(state, forKey: .state)
+        try c.encode(ISO8601.format(since), forKey: .since)
+        try c.encode(broker, forKey: .broker)
+        try c.encode(clientID, forKey: .clientID)
+        try c.encode(topicPrefix, forKey: .topicPrefix)
+        try c.encodeIfPresent(reason, forKey: .reason)
+        try c.encodeIfPresent(lastError, forKey: .lastError)
+        try c.encode(attempts, forKey: .attempts)
+    }
+
+    /// One line for people: `mqtt: connected since … to … as …`.
+    public var line: String {
+        var s = "mqtt: \(state == "refused" ? "refused: \(reason ?? "by the broker")" : state) since \(ISO8601.format(since)) (\(broker) as \(clientID), topics \(topicPrefix)/…"
+        if state != "connected" { s += "; attempt \(attempts)" }
+        if let lastError, state != "connected" { s += "; last error: \(lastError)" }
+        return s + ")"
     }
 }
 
@@ -122,6 +187,8 @@ public struct ControlResponse: Codable, Sendable {
     /// centuries of uptime). A latency is measured from the edge that acts, not from the request.
     public var pressMonotonicMicroseconds: UInt64?
     public var releaseMonotonicMicroseconds: UInt64?
+    /// The request's `request_id`, when it had one.
+    public var requestID: String?
 
     package init(ok: Bool, event: String? = nil, activities: [ActivityReport]? = nil, presentation: String? = nil, shownTimers: [String]? = nil, status: DaemonStatus? = nil, error: ProtocolError? = nil, now: Instant? = nil) {
         self.ok = ok
@@ -137,6 +204,7 @@ public struct ControlResponse: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case ok, event, activities, presentation, shownTimers = "shown_timers", status, error, now
         case pressMonotonicMicroseconds = "press_monotonic_us", releaseMonotonicMicroseconds = "release_monotonic_us"
+        case requestID = "request_id"
     }
     enum ErrorKeys: String, CodingKey { case code, message }
 
@@ -154,6 +222,7 @@ public struct ControlResponse: Codable, Sendable {
         now = try c.decodeIfPresent(String.self, forKey: .now).flatMap(ISO8601.parse)
         pressMonotonicMicroseconds = try c.decodeIfPresent(UInt64.self, forKey: .pressMonotonicMicroseconds)
         releaseMonotonicMicroseconds = try c.decodeIfPresent(UInt64.self, forKey: .releaseMonotonicMicroseconds)
+        requestID = try c.decodeIfPresent(String.self, forKey: .requestID)
         let at = now ?? Instant(milliseconds: 0)
         activities = try c.decodeIfPresent([ActivityReport].self, forKey: .activities)?.map { var r = $0; r.now = at; return r }
         if c.contains(.error) {
@@ -194,6 +263,7 @@ public struct ControlResponse: Codable, Sendable {
         try c.encodeIfPresent(now.map(ISO8601.format), forKey: .now)
         try c.encodeIfPresent(pressMonotonicMicroseconds, forKey: .pressMonotonicMicroseconds)
         try c.encodeIfPresent(releaseMonotonicMicroseconds, forKey: .releaseMonotonicMicroseconds)
+        try c.encodeIfPresent(requestID, forKey: .requestID)
         if let error {
             var e = c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
             try e.encode(error.code, forKey: .code)

@@ -230,6 +230,7 @@ public enum CtlMain {
             lines.append("wake-ups \(st.wakeups), frames \(st.frames), bus bytes \(st.busBytes), bus errors \(st.busErrors), clients \(st.clients), up \(Int(st.uptimeSeconds)) s")
             if let e = st.storeError { lines.append("state file problem: \(e)") }
             if st.clockBehind { lines.append("the clock is behind the last save: times are shown stale") }
+            if let m = st.mqtt { lines.append(m.line) }
         }
         return lines.joined(separator: "\n")
     }

@@ -1,0 +1,21 @@
+// libmosquitto (Debian's libmosquitto-dev), driven by isletd's own loop: no loop_start thread.
+#include <mosquitto.h>
+#include <mqtt_protocol.h>
+#include <errno.h>
+#include <netdb.h>
+#include <string.h>
+
+// C enums and macros Swift would import untyped: one typed constant each.
+static inline int islet_mosq_ok(void) { return MOSQ_ERR_SUCCESS; }
+static inline int islet_mosq_err_errno(void) { return MOSQ_ERR_ERRNO; }
+static inline int islet_mosq_err_eai(void) { return MOSQ_ERR_EAI; }
+static inline int islet_mosq_err_no_conn(void) { return MOSQ_ERR_NO_CONN; }
+static inline int islet_mosq_err_conn_pending(void) { return MOSQ_ERR_CONN_PENDING; }
+static inline int islet_mqtt_v5(void) { return MQTT_PROTOCOL_V5; }
+static inline int islet_opt_protocol_version(void) { return MOSQ_OPT_PROTOCOL_VERSION; }
+static inline int islet_opt_tls_use_os_certs(void) { return MOSQ_OPT_TLS_USE_OS_CERTS; }
+static inline int islet_prop_correlation_data(void) { return MQTT_PROP_CORRELATION_DATA; }
+static inline int islet_log_warnings_and_errors(void) { return MOSQ_LOG_ERR | MOSQ_LOG_WARNING; }
+
+// The errno a failed call left, read at once (Swift may run code that changes it).
+static inline int islet_mosq_errno(void) { return errno; }

@@ -1,0 +1,191 @@
+import IsletSystem
+import IsletMQTT
+import IsletCore
+import IsletErrno
+
+/// `[mqtt]` as written in the config (docs/MQTT.md, "Configuration"). Secrets are read from
+/// files when the daemon starts (`resolved`), never kept in the config's text.
+public struct MQTTSettings: Sendable, Hashable {
+    public var url: BrokerURL?
+    public var username: String?
+    public var passwordFile: String?
+    public var caFile: String?
+    public var certFile: String?
+    public var keyFile: String?
+    public var clientID: String?
+    public var topicPrefix: String?
+    public var keepaliveSeconds = 60
+    public var discovery = true
+    public var discoveryPrefix = "homeassistant"
+    /// nil: the session's default timer and the timers the button map names.
+    public var timers: [String]?
+    public var commands = true
+
+    public init() {}
+
+    public static let keys = ["url", "username", "password_file", "ca_file", "cert_file", "key_file", "client_id",
+                              "topic_prefix", "keepalive", "discovery", "discovery_prefix", "timers", "commands"]
+
+    /// Sets one key; errors are the config's (file:line and what is accepted).
+    mutating func set(key: String, value: String, origin: String) throws(ConfigError) {
+        func bad(_ accepted: String) -> ConfigError {
+            // The password never appears here: it lives in a file, and a file's path is not secret.
+            ConfigError(origin, "mqtt.\(key) = \"\(value)\" is not valid; accepted: \(accepted)")
+        }
+        func path() throws(ConfigError) -> String {
+            guard value.hasPrefix("/"), !value.contains("\0") else { throw bad("an absolute file path") }
+            return value
+        }
+        func onOff() throws(ConfigError) -> Bool {
+            switch value {
+            case "on", "yes", "true": return true
+            case "off", "no", "false": return false
+            default: throw bad("on or off")
+            }
+        }
+        switch key {
+        case "url":
+            switch BrokerURL.parse(value) {
+            case .success(let u): url = u
+            case .failure(let e): throw ConfigError(origin, "mqtt.url = \"\(value)\": \(e); accepted: \(BrokerURL.accepted)")
+            }
+        case "username":
+            guard !value.isEmpty, value.utf8.count <= 256 else { throw bad("a user name of 1 to 256 bytes") }
+            username = value
+        case "password_file": passwordFile = try path()
+        case "ca_file": caFile = try path()
+        case "cert_file": certFile = try path()
+        case "key_file": keyFile = try path()
+        case "client_id":
+            guard Self.isValidClientID(value) else { throw bad("1 to 64 of A-Z, a-z, 0-9, '_' and '-'") }
+            clientID = value
+        case "topic_prefix":
+            if let why = MQTTTopics.problem(withPrefix: value) { throw bad("a topic such as islet/desk (\(why))") }
+            topicPrefix = value
+        case "keepalive":
+            guard let k = Int(value), (5...3600).contains(k) else { throw bad("a whole number of seconds from 5 to 3600") }
+            keepaliveSeconds = k
+        case "discovery": discovery = try onOff()
+        case "discovery_prefix":
+            if let why = MQTTTopics.problem(withPrefix: value) { throw bad("a topic such as homeassistant (\(why))") }
+            discoveryPrefix = value
+        case "timers":
+            let list = value.split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+            for t in list where !ActivityAttributes.isValidTimerID(t) {
+                throw bad("timer ids separated by commas, each \(ActivityAttributes.timerIDRule) (\"\(t.prefix(80))\" is not)")
+            }
+            timers = list
+        case "commands": commands = try onOff()
+        default:
+            throw ConfigError(origin, "unknown key \"\(key)\" in [mqtt]; accepted: \(Self.keys.joined(separator: ", "))")
+        }
+    }
+
+    static func isValidClientID(_ s: String) -> Bool {
+        (1...64).contains(s.count) && s.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" || $0 == "-" }
+    }
+
+    /// What needs the keys together and the files on disk; `origin(key)` names where a key
+    /// was set.
+    func validate(origin: (String) -> String) throws(ConfigError) {
+        guard let url else { throw ConfigError(origin("mqtt"), "[mqtt] needs url = mqtt://host[:port] (or remove the section)") }
+        if (certFile == nil) != (keyFile == nil) {
+            throw ConfigError(origin(certFile == nil ? "mqtt.key_file" : "mqtt.cert_file"), "mqtt.cert_file and mqtt.key_file go together: set both or neither")
+        }
+        if !url.tls, caFile != nil || certFile != nil {
+            throw ConfigError(origin(caFile != nil ? "mqtt.ca_file" : "mqtt.cert_file"), "TLS files are set but the url is mqtt://; use mqtts:// for TLS")
+        }
+        if passwordFile != nil, username == nil {
+            throw ConfigError(origin("mqtt.password_file"), "mqtt.password_file needs mqtt.username")
+        }
+        if let p = passwordFile { _ = try Self.secret(p, origin: origin("mqtt.password_file"), what: "password_file") }
+        if let k = keyFile { _ = try Self.checkPrivate(k, origin: origin("mqtt.key_file"), what: "key_file") }
+        for (key, path) in [("ca_file", caFile), ("cert_file", certFile)] {
+            if let path, !FileSystem.isReadable(path) {
+                throw ConfigError(origin("mqtt.\(key)"), "mqtt.\(key) = \(path): cannot read it (\(Errno.describeAccess(path)))")
+            }
+        }
+    }
+
+    /// A file that holds a secret must be readable by the service only: not by others.
+    static func checkPrivate(_ path: String, origin: String, what: String) throws(ConfigError) -> FileStatus {
+        let st: FileStatus
+        do { st = try FileSystem.status(path) }
+        catch { throw ConfigError(origin, "mqtt.\(what) = \(path): \(error.errno)") }
+        if st.permissions & 0o004 != 0 {
+            throw ConfigError(origin, "mqtt.\(what) = \(path) is readable by every user (mode \(String(st.permissions & 0o777, radix: 8))); make it private: chmod 0640 \(path) (group islet) or 0600")
+        }
+        return st
+    }
+
+    /// The first line of a secret file, checked as above.
+    static func secret(_ path: String, origin: String, what: String) throws(ConfigError) -> String {
+        _ = try checkPrivate(path, origin: origin, what: what)
+        switch FileSystem.readFile(path, limit: 4096) {
+        case .failure(let e): throw ConfigError(origin, "mqtt.\(what) = \(path): \(e.errno)")
+        case .success(let bytes):
+            let first = bytes.split(separator: 10, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+            let line = first.last == 13 ? first.dropLast() : first[...]
+            guard !line.isEmpty, let text = String(validating: Array(line), as: UTF8.self) else {
+                throw ConfigError(origin, "mqtt.\(what) = \(path): the first line must hold the password (UTF-8, not empty)")
+            }
+            return text
+        }
+    }
+}
+
+/// `[mqtt]` with the defaults filled in and the password read: what the bridge runs with.
+struct MQTTPlan: Sendable {
+    var url: BrokerURL
+    var options: MQTTOptions
+    var topics: MQTTTopics
+    var settings: MQTTSettings
+
+    init(_ s: MQTTSettings, url: BrokerURL, password: String?, machineID: [UInt8]?) {
+        settings = s
+        self.url = url
+        let id = s.clientID ?? Self.defaultClientID(machineID: machineID)
+        topics = MQTTTopics(prefix: s.topicPrefix ?? "islet/\(id)")
+        var o = MQTTOptions(host: url.host, port: url.port, tls: url.tls, clientID: id, keepaliveSeconds: s.keepaliveSeconds)
+        o.username = s.username
+        o.password = password
+        o.caFile = s.caFile
+        o.certFile = s.certFile
+        o.keyFile = s.keyFile
+        o.willTopic = topics.availability
+        o.willPayload = Array("offline".utf8)
+        options = o
+    }
+
+    var clientID: String { options.clientID }
+
+    /// `islet-` and 12 hex digits of a hash of /etc/machine-id: stable for the machine,
+    /// different on two Pis that share a host name, and not the machine id itself (which
+    /// systemd asks applications not to expose). Without a machine id: `islet`.
+    static func defaultClientID(machineID: [UInt8]?) -> String {
+        guard let m = machineID, !m.isEmpty else { return "islet" }
+        // FNV-1a, 64-bit, over a prefix of our own and the id.
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in Array("islet-mqtt-client:".utf8) + m {
+            h ^= UInt64(b)
+            h = h &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(h, radix: 16)
+        return "islet-" + String((String(repeating: "0", count: 16 - hex.count) + hex).prefix(12))
+    }
+
+    /// /etc/machine-id's text (its 32 hex digits), nil when absent.
+    static func readMachineID(_ path: String = "/etc/machine-id") -> [UInt8]? {
+        guard case .success(let b) = FileSystem.readFile(path, limit: 256) else { return nil }
+        let id = b.filter { $0 != 10 && $0 != 13 && $0 != 32 }
+        return id.isEmpty ? nil : id
+    }
+}
+
+extension Errno {
+    /// Why `path` cannot be read, for a config error.
+    static func describeAccess(_ path: String) -> String {
+        do { _ = try FileSystem.status(path); return "permission denied" }
+        catch { return error.errno.description }
+    }
+}

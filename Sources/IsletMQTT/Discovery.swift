@@ -1,0 +1,174 @@
+import IsletProtocol
+
+/// Home Assistant's MQTT discovery for Islet: one device, and per timer a phase sensor, a
+/// timestamp sensor for the end of the running cycle, a duration sensor for the paused time,
+/// five buttons and a number that starts a session of N minutes. Pure: the bridge publishes
+/// what this returns. Payloads use full key names (no abbreviations), so Home Assistant's
+/// schemas read them as they are (make test-mqtt checks them with those schemas).
+public struct HomeAssistantDiscovery: Sendable {
+    public struct Device: Sendable, Hashable {
+        public var name: String
+        public var model: String
+        public var version: String
+        public init(name: String, model: String, version: String) {
+            self.name = name
+            self.model = model
+            self.version = version
+        }
+    }
+
+    public let prefix: String
+    /// The node id in the discovery topics: the MQTT client id.
+    public let node: String
+    public let topics: MQTTTopics
+    public let device: Device
+    /// What the number entity shows while its timer has no activity.
+    public let defaultMinutes: Double
+
+    public init(prefix: String, node: String, topics: MQTTTopics, device: Device, defaultMinutes: Double) {
+        self.prefix = prefix
+        self.node = node
+        self.topics = topics
+        self.device = device
+        self.defaultMinutes = defaultMinutes
+    }
+
+    /// Home Assistant's birth message arrives here (`online` when it starts).
+    public var statusTopic: String { "\(prefix)/status" }
+    /// Every config topic of this node, for finding announcements left from before.
+    public var configFilter: String { "\(prefix)/+/\(node)/+/config" }
+
+    /// The entities of one timer: component, entity key, and payload fields.
+    enum Entity: CaseIterable {
+        case phase, ends, pausedRemaining, pause, resume, toggle, reset, expand, start
+
+        var component: String {
+            switch self {
+            case .phase, .ends, .pausedRemaining: "sensor"
+            case .pause, .resume, .toggle, .reset, .expand: "button"
+            case .start: "number"
+            }
+        }
+
+        var key: String {
+            switch self {
+            case .phase: "phase"
+            case .ends: "ends"
+            case .pausedRemaining: "paused_remaining"
+            case .pause: "pause"
+            case .resume: "resume"
+            case .toggle: "toggle"
+            case .reset: "reset"
+            case .expand: "expand"
+            case .start: "start_minutes"
+            }
+        }
+
+        var label: String {
+            switch self {
+            case .pausedRemaining: "paused remaining"
+            case .start: "start minutes"
+            default: key
+            }
+        }
+    }
+
+    /// A timer's name as a discovery object id: Home Assistant allows `[A-Za-z0-9_-]` there.
+    public static func objectKey(_ timer: String) -> String {
+        String(timer.map { $0 == "." ? "_" : $0 })
+    }
+
+    func configTopic(_ e: Entity, timer: String) -> String {
+        "\(prefix)/\(e.component)/\(node)/\(Self.objectKey(timer))_\(e.key)/config"
+    }
+
+    /// The config topics a timer's entities live under.
+    public func configTopics(timer: String) -> [String] { Entity.allCases.map { configTopic($0, timer: timer) } }
+
+    /// Whether `topic` is a config topic of this node (ours to keep or to clear).
+    public func isConfigTopic(_ topic: String) -> Bool {
+        let parts = topic.split(separator: "/", omittingEmptySubsequences: false)
+        let head = prefix.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == head.count + 4, Array(parts.prefix(head.count)) == head else { return false }
+        return parts[head.count + 1] == node && parts[head.count + 3] == "config"
+    }
+
+    /// Every announcement of a timer: (topic, retained JSON payload).
+    public func announcements(timer: String) -> [(topic: String, payload: [UInt8])] {
+        Entity.allCases.map { e in (configTopic(e, timer: timer), Self.encode(payload(e, timer: timer))) }
+    }
+
+    func payload(_ e: Entity, timer: String) -> [String: JSONValue] {
+        let key = Self.objectKey(timer)
+        let state = topics.activity(timer)
+        var o: [String: JSONValue] = [
+            "name": .string("\(timer) \(e.label)"),
+            "unique_id": .string("islet_\(node)_\(key)_\(e.key)"),
+            "object_id": .string("islet_\(key)_\(e.key)"),
+            "device": .object([
+                "identifiers": .array([.string("islet_\(node)")]),
+                "name": .string(device.name),
+                "manufacturer": .string("Islet"),
+                "model": .string(device.model),
+                "sw_version": .string(device.version),
+            ]),
+            "availability_topic": .string(topics.availability),
+            "payload_available": .string("online"),
+            "payload_not_available": .string("offline"),
+            "qos": .number(1),
+        ]
+        // A template sees an empty payload when the activity's retained message is cleared
+        // (the timer went idle): `value_json` is undefined then.
+        let defined = "value_json is defined and value_json.phase is defined"
+        switch e {
+        case .phase:
+            o["state_topic"] = .string(state)
+            o["device_class"] = .string("enum")
+            o["options"] = .array(["idle", "running", "paused", "cycle_end", "complete"].map(JSONValue.string))
+            o["value_template"] = .string("{{ value_json.phase if \(defined) else 'idle' }}")
+            o["icon"] = .string("mdi:meditation")
+        case .ends:
+            // Available only while a countdown runs; a timestamp sensor cannot show "none"
+            // without Home Assistant logging the state as invalid.
+            o.removeValue(forKey: "availability_topic")
+            o.removeValue(forKey: "payload_available")
+            o.removeValue(forKey: "payload_not_available")
+            let running = "\(defined) and value_json.phase == 'running' and value_json.attributes.kind == 'countdown'"
+            o["availability"] = .array([
+                .object(["topic": .string(topics.availability)]),
+                .object(["topic": .string(state),
+                         "value_template": .string("{{ 'online' if \(running) else 'offline' }}")]),
+            ])
+            o["availability_mode"] = .string("all")
+            o["state_topic"] = .string(state)
+            o["device_class"] = .string("timestamp")
+            o["value_template"] = .string("{{ value_json.content.reference if \(running) else '1970-01-01T00:00:00+00:00' }}")
+        case .pausedRemaining:
+            o["state_topic"] = .string(state)
+            o["device_class"] = .string("duration")
+            o["unit_of_measurement"] = .string("s")
+            o["value_template"] = .string("{{ value_json.remaining_seconds | round(0) | int if \(defined) and value_json.phase == 'paused' and value_json.remaining_seconds is defined else 'None' }}")
+        case .pause, .resume, .toggle, .reset, .expand:
+            o["command_topic"] = .string(topics.command)
+            o["payload_press"] = .string(String(decoding: Self.encode(["op": .string(e.key), "timer": .string(timer)]), as: UTF8.self))
+            o["icon"] = .string(["pause": "mdi:pause", "resume": "mdi:play", "toggle": "mdi:play-pause",
+                                 "reset": "mdi:stop", "expand": "mdi:arrow-expand"][e.key] ?? "mdi:timer")
+        case .start:
+            o["command_topic"] = .string(topics.command)
+            o["command_template"] = .string("{\"op\":\"start\",\"timer\":\"\(timer)\",\"seconds\":{{ (value | float * 60) | round(0) | int }}}")
+            o["state_topic"] = .string(state)
+            o["value_template"] = .string("{{ (value_json.attributes.cycle_seconds / 60) | round(1) if \(defined) and value_json.attributes.cycle_seconds is defined else \(StrictJSON.plain(defaultMinutes)) }}")
+            o["min"] = .number(1)
+            o["max"] = .number(1440)
+            o["step"] = .number(1)
+            o["mode"] = .string("box")
+            o["unit_of_measurement"] = .string("min")
+            o["icon"] = .string("mdi:timer-play")
+        }
+        return o
+    }
+
+    static func encode(_ o: [String: JSONValue]) -> [UInt8] {
+        Array(JSONLines.encode(JSONValue.object(o)).dropLast())
+    }
+}

@@ -1,0 +1,224 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CMosquitto
+import IsletErrno
+
+/// What a session needs to reach its broker. Secrets stay here; nothing prints them.
+public struct MQTTOptions: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+    public var tls: Bool
+    public var caFile: String?
+    public var certFile: String?
+    public var keyFile: String?
+    public var username: String?
+    public var password: String?
+    public var clientID: String
+    public var keepaliveSeconds: Int
+    /// The last will: published by the broker when the connection dies without a goodbye.
+    public var willTopic: String?
+    public var willPayload: [UInt8]
+
+    public init(host: String, port: Int, tls: Bool, clientID: String, keepaliveSeconds: Int) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.clientID = clientID
+        self.keepaliveSeconds = keepaliveSeconds
+        willPayload = []
+    }
+}
+
+/// A libmosquitto failure: its code and a text for people (errno's or the resolver's text,
+/// and the library's last error line, which carries OpenSSL's reason for a TLS failure).
+public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var code: Int32
+    public var message: String
+    public init(code: Int32, message: String) { self.code = code; self.message = message }
+    public var description: String { message }
+}
+
+/// What the broker said, collected while libmosquitto runs a read, write or misc step and
+/// handed to the owner afterwards (the callbacks never call back into the library).
+public enum MQTTEvent: Sendable, Hashable {
+    /// CONNACK: reason code 0 is success; otherwise the broker's reason.
+    case connected(reasonCode: Int32, reason: String)
+    case disconnected(reasonCode: Int32)
+    case message(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?)
+    /// A QoS 1 publish was acknowledged (a reason code of 0x80 or more: the broker refused it).
+    case published(mid: Int32, reasonCode: Int32)
+    /// SUBACK: one granted QoS per topic, 0x80 or more for a refusal.
+    case subscribed(mid: Int32, granted: [Int32])
+}
+
+/// The callbacks' mailbox.
+private final class EventSink {
+    var events: [MQTTEvent] = []
+    var lastLog: String?
+}
+
+/// One libmosquitto client, driven from outside: its socket goes in the owner's descriptor
+/// table and the owner calls `read`, `write` and `misc` when they are due. Not thread-safe:
+/// one thread at a time (the connector's, then the loop's) uses it.
+public final class MQTTSession: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let sink = EventSink()
+    public let options: MQTTOptions
+
+    /// libmosquitto's global set-up, once per process.
+    private static let initialized: Bool = { mosquitto_lib_init() == islet_mosq_ok() }()
+
+    public init(_ options: MQTTOptions) throws(MQTTError) {
+        self.options = options
+        guard Self.initialized else { throw MQTTError(code: -1, message: "libmosquitto could not be initialised") }
+        guard let h = mosquitto_new(options.clientID, true, nil) else {
+            throw MQTTError(code: -1, message: "mosquitto_new failed: \(Errno.current)")
+        }
+        handle = h
+        mosquitto_user_data_set(h, Unmanaged.passUnretained(sink).toOpaque())
+        do { try configure() } catch { mosquitto_destroy(h); throw error }
+        installCallbacks()
+    }
+
+    deinit { mosquitto_destroy(handle) }
+
+    private func check(_ rc: Int32, _ what: String) throws(MQTTError) {
+        guard rc == islet_mosq_ok() else { throw error(rc, what) }
+    }
+
+    private func configure() throws(MQTTError) {
+        // MQTT 5: correlation data on answers, reason codes on refusals.
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, islet_mqtt_v5()), "set MQTT 5")
+        if let topic = options.willTopic {
+            try check(options.willPayload.withUnsafeBytes { b in
+                mosquitto_will_set(handle, topic, Int32(b.count), b.baseAddress, 1, true)
+            }, "set the last will")
+        }
+        if let user = options.username {
+            try check(mosquitto_username_pw_set(handle, user, options.password), "set the user name")
+        }
+        if options.tls {
+            if options.caFile == nil {
+                try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "use the system's CA certificates")
+            }
+            // With no CA file, the OS certificates above are the trust store; capath stays nil.
+            if options.caFile != nil || options.certFile != nil {
+                try check(mosquitto_tls_set(handle, options.caFile, nil, options.certFile, options.keyFile, nil), "set up TLS")
+            }
+        }
+    }
+
+    private func installCallbacks() {
+        mosquitto_log_callback_set(handle) { _, obj, level, text in
+            guard let obj, let text, level & islet_log_warnings_and_errors() != 0 else { return }
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().lastLog = String(cString: text)
+        }
+        mosquitto_connect_v5_callback_set(handle) { _, obj, rc, _, _ in
+            guard let obj else { return }
+            let reason = rc == 0 ? "" : String(cString: mosquitto_reason_string(rc))
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(.connected(reasonCode: rc, reason: reason))
+        }
+        mosquitto_disconnect_v5_callback_set(handle) { _, obj, rc, _ in
+            guard let obj else { return }
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(.disconnected(reasonCode: rc))
+        }
+        mosquitto_publish_v5_callback_set(handle) { _, obj, mid, rc, _ in
+            guard let obj else { return }
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(.published(mid: mid, reasonCode: rc))
+        }
+        mosquitto_subscribe_v5_callback_set(handle) { _, obj, mid, count, granted, _ in
+            guard let obj else { return }
+            let list = granted.map { g in (0..<Int(max(0, count))).map { g[$0] } } ?? []
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(.subscribed(mid: mid, granted: list))
+        }
+        mosquitto_message_v5_callback_set(handle) { _, obj, message, props in
+            guard let obj, let m = message?.pointee, let topicPointer = m.topic else { return }
+            let payload: [UInt8] = m.payload.map { p in
+                Array(UnsafeRawBufferPointer(start: p, count: Int(max(0, m.payloadlen))))
+            } ?? []
+            var correlation: [UInt8]?
+            var value: UnsafeMutableRawPointer?
+            var length: UInt16 = 0
+            if mosquitto_property_read_binary(props, islet_prop_correlation_data(), &value, &length, false) != nil, let value {
+                correlation = Array(UnsafeRawBufferPointer(start: value, count: Int(length)))
+                free(value)
+            }
+            let event = MQTTEvent.message(topic: String(cString: topicPointer), payload: payload, retained: m.retain, correlation: correlation)
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(event)
+        }
+    }
+
+    /// The error for a return code, read at once (errno, the resolver's code, the last log line).
+    private func error(_ rc: Int32, _ what: String) -> MQTTError {
+        let saved = islet_mosq_errno()
+        var text: String
+        if rc == islet_mosq_err_errno() {
+            text = Errno(saved).description
+        } else if rc == islet_mosq_err_eai() {
+            text = "cannot resolve the broker's name: " + String(cString: gai_strerror(saved))
+        } else {
+            text = String(cString: mosquitto_strerror(rc))
+        }
+        if let log = sink.lastLog, rc != islet_mosq_err_errno() {
+            text += " (\(log))"
+        }
+        sink.lastLog = nil
+        return MQTTError(code: rc, message: "\(what): \(text)")
+    }
+
+    /// Resolves, connects and sends CONNECT: blocking, so it runs on the connector's thread,
+    /// never on the loop's. The socket is non-blocking afterwards (libmosquitto sets it so).
+    public func connect() -> MQTTError? {
+        let rc = mosquitto_connect(handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds))
+        return rc == islet_mosq_ok() ? nil : error(rc, "connect to \(options.host):\(options.port)")
+    }
+
+    /// The connection's descriptor, -1 when there is none.
+    public var socket: Int32 { mosquitto_socket(handle) }
+    public var wantsWrite: Bool { mosquitto_want_write(handle) }
+
+    /// Each step returns nil, or the error that ended the connection.
+    public func read() -> MQTTError? { step(mosquitto_loop_read(handle, 16), "read from the broker") }
+    public func write() -> MQTTError? { step(mosquitto_loop_write(handle, 16), "write to the broker") }
+    /// Keep-alive: sends PINGREQ when due, notices a broker that stopped answering.
+    public func misc() -> MQTTError? { step(mosquitto_loop_misc(handle), "keep the connection alive") }
+
+    private func step(_ rc: Int32, _ what: String) -> MQTTError? {
+        rc == islet_mosq_ok() || rc == islet_mosq_err_conn_pending() ? nil : error(rc, what)
+    }
+
+    /// Queues a QoS 1 publish; its message id, or the error.
+    public func publish(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil) -> Result<Int32, MQTTError> {
+        var mid: Int32 = 0
+        var props: OpaquePointer?
+        defer { mosquitto_property_free_all(&props) }
+        if let correlation, !correlation.isEmpty, correlation.count <= Int(UInt16.max) {
+            _ = correlation.withUnsafeBytes { b in
+                mosquitto_property_add_binary(&props, islet_prop_correlation_data(), b.baseAddress, UInt16(b.count))
+            }
+        }
+        let rc = payload.withUnsafeBytes { b in
+            mosquitto_publish_v5(handle, &mid, topic, Int32(b.count), b.baseAddress, 1, retain, props)
+        }
+        return rc == islet_mosq_ok() ? .success(mid) : .failure(error(rc, "publish to \(topic)"))
+    }
+
+    /// Subscribes to one topic filter at QoS 1; the message id of the SUBSCRIBE.
+    public func subscribe(_ filter: String) -> Result<Int32, MQTTError> {
+        var mid: Int32 = 0
+        let rc = mosquitto_subscribe(handle, &mid, filter, 1)
+        return rc == islet_mosq_ok() ? .success(mid) : .failure(error(rc, "subscribe to \(filter)"))
+    }
+
+    /// Sends DISCONNECT (the broker then does not publish the last will).
+    public func disconnect() { _ = mosquitto_disconnect(handle) }
+
+    public func takeEvents() -> [MQTTEvent] {
+        defer { sink.events = [] }
+        return sink.events
+    }
+
+    /// The broker's reason for a refused CONNECT, in words.
+    public static func reason(_ code: Int32) -> String { String(cString: mosquitto_reason_string(code)) }
+}
