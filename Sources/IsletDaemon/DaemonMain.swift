@@ -5,6 +5,8 @@ import IsletProtocol
 public struct DaemonCommandLine: Sendable {
     public var configPath: String?
     public var checkOnly = false
+    /// Writes (or, without [mqtt], removes) the systemd drop-in that opens the network.
+    public var networkDropIn: String?
     public var help = false
     public var version = false
     /// (section, key, value, flag) in the order given.
@@ -23,7 +25,7 @@ public struct DaemonCommandLine: Sendable {
     ]
 
     public static let usage = """
-    usage: isletd [--config FILE] [--check-config] [--bus mock|/dev/i2c-N] [--address ADDR]
+    usage: isletd [--config FILE] [--check-config] [--network-dropin FILE] [--bus mock|/dev/i2c-N] [--address ADDR]
                   [--controller ssd1306|ssd1309|sh1106|sh1107] [--size WxH] [--buttons none|mock|gpio]
                   [--socket PATH] [--state-dir DIR] [--capture FILE] [--preview terminal|none]
                   [--log-level error|warning|notice|info|debug] [--test-pattern SECONDS]
@@ -51,6 +53,7 @@ public struct DaemonCommandLine: Sendable {
             switch a {
             case "--config": cl.configPath = try v()
             case "--check-config": cl.checkOnly = true
+            case "--network-dropin": cl.networkDropIn = try v()
             case "-h", "--help": cl.help = true
             case "--version": cl.version = true
             case "--mock-unplug":
@@ -128,6 +131,9 @@ public enum DaemonMain {
             log.error("configuration error: \(error)")
             return ConfigError.exitStatus
         }
+        if let file = cl.networkDropIn {
+            return writeNetworkDropIn(file, config: config, configPath: cl.configPath ?? DaemonCommandLine.defaultConfigPath, log: log)
+        }
         if cl.checkOnly {
             let paths = DaemonPaths.resolve(config)
             print("configuration OK: socket \(paths.socket), state \(paths.stateDir), bus \(config.bus), \(config.controller.rawValue) \(config.width)x\(config.height)")
@@ -141,6 +147,28 @@ public enum DaemonMain {
             log.error(error.message)
             return error.status
         }
+    }
+
+    /// `--network-dropin FILE`: the unit's network for [mqtt] (the package's generator calls it
+    /// at every daemon-reload); without [mqtt] the file is removed.
+    static func writeNetworkDropIn(_ file: String, config: DaemonConfig, configPath: String, log: Logger) -> Int32 {
+        guard let text = NetworkDropIn.text(for: config.mqtt, configPath: configPath) else {
+            if FileSystem.exists(file) {
+                do { try FileSystem.remove(file) } catch { log.error("cannot remove \(file): \(error)"); return 73 }
+                print("removed \(file): no [mqtt], the unit keeps its network closed")
+            }
+            return 0
+        }
+        let dir = String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
+        do {
+            if !dir.isEmpty { try Posix.makeDirectories(dir) }
+            try FileSystem.writeFile(file, Array(text.utf8), permissions: 0o644)
+        } catch {
+            log.error("cannot write \(file): \(error)")
+            return 73
+        }
+        print("wrote \(file): the unit may reach \(config.mqtt?.url?.description ?? "the broker")")
+        return 0
     }
 
     static func printError(_ s: String) {

@@ -45,6 +45,8 @@ final class MQTTBridge {
     /// Answers waiting for their change to be durable, in arrival order.
     private var held: [(generation: UInt64, ticket: StartTicket?, id: String?, correlation: [UInt8]?)] = []
     private var ledger = RequestLedger()
+    /// Topic of each SUBSCRIBE and QoS 1 publish not acknowledged yet, to name a refusal.
+    private var inFlight: [Int32: String] = [:]
     /// Publishes, and the bytes of topic and payload they carried (for `make bench`).
     private(set) var publishes = 0
     private(set) var publishedBytes = 0
@@ -127,6 +129,7 @@ final class MQTTBridge {
         if fd >= 0 { loop.unregister(fd) }
         fd = -1
         session = nil
+        inFlight = [:]
         published = [:]
         announced = []
     }
@@ -135,11 +138,23 @@ final class MQTTBridge {
 
     private func ready(_ r: Epoll.Ready) {
         guard let s = session else { return }
-        var error: MQTTError?
-        if r.readable || r.hungUp { error = s.read() }
-        if error == nil, r.writable { error = s.write() }
-        handleEvents(s)
-        if let error { lost(error.message) } else { updateInterest() }
+        run(s) {
+            var error: MQTTError?
+            if r.readable || r.hungUp { error = s.read() }
+            if error == nil, r.writable { error = s.write() }
+            return error
+        }
+    }
+
+    /// One libmosquitto step, then what it reported; a failed step ends the connection (its
+    /// error says more than the disconnect callback's code, so it wins).
+    private func run(_ s: MQTTSession, _ body: () -> MQTTError?) {
+        let error = body()
+        let brokerSaidGoodbye = handleEvents(s)
+        guard session === s else { return }
+        if let error { lost(error.message) }
+        else if let why = brokerSaidGoodbye { lost(why) }
+        else { updateInterest() }
     }
 
     /// Keep-alive, the abandoned attempt, the next try.
@@ -152,10 +167,8 @@ final class MQTTBridge {
         }
         if session == nil, attemptDeadline == nil, backoff.isDue(mono) { beginAttempt() }
         if let s = session, mono >= keepaliveDue {
-            let error = s.misc()
             lastSent = mono
-            handleEvents(s)
-            if let error { lost(error.message) } else { updateInterest() }
+            run(s) { s.misc() }
         }
     }
 
@@ -171,30 +184,33 @@ final class MQTTBridge {
         loop.watch(fd, readable: true, writable: s.wantsWrite)
     }
 
-    private func lost(_ why: String) {
-        if link == .connected { ctx.log.warning("mqtt: lost the connection to \(plan.url): \(why)") }
-        failed(why)
-    }
+    private func lost(_ why: String) { failed("lost the connection to \(plan.url): \(why)") }
 
     // MARK: what the broker says
 
-    private func handleEvents(_ s: MQTTSession) {
+    /// Handles what the broker said; returns why it ended the connection, if it did.
+    @discardableResult
+    private func handleEvents(_ s: MQTTSession) -> String? {
+        var goodbye: String?
         for e in s.takeEvents() {
-            guard session === s else { return }
+            guard session === s else { return nil }
             switch e {
             case .connected(let rc, let reason):
                 if rc == 0 { connected() }
                 else { failed("CONNACK \(rc): \(reason)", refusal: reason) }
             case .disconnected(let rc):
-                if rc != 0 { lost("the broker closed the connection (\(MQTTSession.reason(rc)))") }
+                if rc != 0 { goodbye = "the broker closed the connection (code \(rc))" }
             case .message(let topic, let payload, let retained, let correlation):
                 received(topic: topic, payload: payload, retained: retained, correlation: correlation)
-            case .published(_, let rc):
-                if rc >= 0x80 { refusedByBroker("a publish was refused: \(MQTTSession.reason(rc))") }
-            case .subscribed(_, let granted):
-                if let g = granted.first(where: { $0 >= 0x80 }) { refusedByBroker("a subscription was refused: \(MQTTSession.reason(g))") }
+            case .published(let mid, let rc):
+                let topic = inFlight.removeValue(forKey: mid) ?? "a topic"
+                if rc >= 0x80 { refusedByBroker("publish to \(topic) refused: \(MQTTSession.reason(rc))") }
+            case .subscribed(let mid, let granted):
+                let filter = inFlight.removeValue(forKey: mid) ?? "a topic"
+                if let g = granted.first(where: { $0 >= 0x80 }) { refusedByBroker("subscription to \(filter) refused: \(MQTTSession.reason(g))") }
             }
         }
+        return goodbye
     }
 
     /// An ACL denial: the link stays up (what is allowed still works), and `status` says so.
@@ -216,7 +232,11 @@ final class MQTTBridge {
         ctx.log.notice("mqtt: connected to \(plan.url) as \(plan.clientID)" + (wasRefused || lastError != nil ? " (after: \(lastError ?? "a refusal"))" : ""))
         lastError = nil
         for filter in [plan.topics.command, plan.topics.activityFilter, discovery.statusTopic, discovery.configFilter] {
-            if case .failure(let e) = session?.subscribe(filter) { ctx.log.warning("mqtt: \(e)") }
+            switch session?.subscribe(filter) {
+            case .success(let mid)?: inFlight[mid] = filter
+            case .failure(let e)?: ctx.log.warning("mqtt: \(e)")
+            case nil: break
+            }
         }
         send(plan.topics.availability, Array("online".utf8), retain: true)
         let (activities, now) = delegate?.activitiesNow ?? ([], ctx.clock.now())
@@ -346,7 +366,9 @@ final class MQTTBridge {
     private func send(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil) {
         guard let s = session else { return }
         switch s.publish(topic, payload, retain: retain, correlation: correlation) {
-        case .success:
+        case .success(let mid):
+            // Bounded: a broker that never acknowledges must not grow this without end.
+            if inFlight.count < 1024 { inFlight[mid] = topic }
             publishes += 1
             publishedBytes += topic.utf8.count + payload.count
             lastSent = ctx.mono

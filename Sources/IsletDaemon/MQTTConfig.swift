@@ -20,11 +20,14 @@ public struct MQTTSettings: Sendable, Hashable {
     /// nil: the session's default timer and the timers the button map names.
     public var timers: [String]?
     public var commands = true
+    /// What the systemd drop-in allows (IPAddressAllow=); nil: the broker's address, or a home
+    /// network's ranges for a broker named by host name.
+    public var allow: [String]?
 
     public init() {}
 
     public static let keys = ["url", "username", "password_file", "ca_file", "cert_file", "key_file", "client_id",
-                              "topic_prefix", "keepalive", "discovery", "discovery_prefix", "timers", "commands"]
+                              "topic_prefix", "keepalive", "discovery", "discovery_prefix", "timers", "commands", "allow"]
 
     /// Sets one key; errors are the config's (file:line and what is accepted).
     mutating func set(key: String, value: String, origin: String) throws(ConfigError) {
@@ -76,6 +79,12 @@ public struct MQTTSettings: Sendable, Hashable {
             }
             timers = list
         case "commands": commands = try onOff()
+        case "allow":
+            let list = value.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+            guard !list.isEmpty, list.allSatisfy(NetworkDropIn.isValidAllowEntry) else {
+                throw bad("addresses or ranges for the systemd unit, e.g. 192.168.1.10 or 192.168.0.0/16, fd00::/8, localhost, or any")
+            }
+            allow = list
         default:
             throw ConfigError(origin, "unknown key \"\(key)\" in [mqtt]; accepted: \(Self.keys.joined(separator: ", "))")
         }

@@ -145,7 +145,7 @@ public struct MQTTStatus: Codable, Sendable, Hashable {
     /// One line for people: `mqtt: connected since … to … as …`.
     public var line: String {
         var s = "mqtt: \(state == "refused" ? "refused: \(reason ?? "by the broker")" : state) since \(ISO8601.format(since)) (\(broker) as \(clientID), topics \(topicPrefix)/…"
-        if state != "connected" { s += "; attempt \(attempts)" }
+        if state != "connected", attempts > 0 { s += "; attempt \(attempts)" }
         if let lastError, state != "connected" { s += "; last error: \(lastError)" }
         return s + ")"
     }
