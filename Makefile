@@ -10,7 +10,7 @@ APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-de
                 xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd
 # The benchmarks also need a C compiler (the allocation counter), valgrind (instruction counts)
 # and Python with venv (luma.oled for bench-compare).
-BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv
+BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv mosquitto mosquitto-clients
 
 BUILD_FLAGS ?=
 PREFIX ?= /usr/local
