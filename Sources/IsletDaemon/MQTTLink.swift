@@ -106,7 +106,7 @@ final class MQTTLink {
             case .refused(let r): ctx.log.error("mqtt: \(plan.url) refused the connection: \(r)")
             case .connecting, .connected: ctx.log.warning("mqtt: \(why); connecting again with backoff")
             }
-            report.since = ctx.clock.now()
+            if next != report.state { report.since = ctx.clock.now() }
         } else {
             ctx.log.debug("mqtt: attempt \(report.attempts) failed: \(why)")
         }
