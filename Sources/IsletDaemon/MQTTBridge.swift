@@ -25,6 +25,8 @@ final class MQTTBridge: MQTTLinkOwner {
     /// Answers waiting for their change to be durable, in arrival order.
     private var held: [(generation: UInt64, ticket: StartTicket?, id: String?, correlation: [UInt8]?)] = []
     private var ledger = RequestLedger()
+    /// An activity changed this turn: published once the frame is on the bus.
+    var changed = false
     weak var delegate: (any MQTTBridgeDelegate)?
 
     init(_ ctx: DaemonContext, loop: EventLoop, plan: MQTTPlan, device: HomeAssistantDiscovery.Device) throws(DaemonStartError) {
@@ -138,6 +140,12 @@ final class MQTTBridge: MQTTLinkOwner {
     }
 
     // MARK: pushing state
+
+    func publishIfChanged(_ activities: [Activity], now: Instant) {
+        guard changed else { return }
+        changed = false
+        publishChanges(activities, now: now)
+    }
 
     /// Publishes each activity that changed since it was last published (retained), clears
     /// the retained message of each one that is gone, and keeps the announcements in step.
