@@ -15,7 +15,11 @@ public final class Renderer: Sendable {
     /// Loads the fonts from `fontDirectory`, else `$ISLET_FONT_DIR`, else Debian's
     /// /usr/share/fonts/X11/misc (Terminus as OTB from fonts-terminus-otb also works).
     public init(fontDirectory: String? = nil) throws(FontError) {
-        state = Mutex(try RenderState(directory: FontFiles.directory(override: fontDirectory)))
+        // The fonts load first (a copyable value), then the noncopyable state takes them without
+        // throwing: Swift 6.0.3 (Debian trixie's swiftlang) crashes in its SIL verifier on a
+        // noncopyable struct's typed-throws initializer.
+        let faces = try LoadedFaces.load(directory: FontFiles.directory(override: fontDirectory))
+        state = Mutex(RenderState(faces))
     }
 
     deinit { state.withLock { $0.close() } }
@@ -101,6 +105,41 @@ enum LabelKey: Hashable {
     case title(String, size: Int)
 }
 
+/// The FreeType library and the checked faces, before the render state owns them.
+struct LoadedFaces {
+    let library: FT_Library
+    let bold: [Face]
+    let regular: [Face]
+    let unifontPath: String
+
+    static func load(directory: String) throws(FontError) -> LoadedFaces {
+        var lib: FT_Library?
+        let e = FT_Init_FreeType(&lib)
+        guard e == 0, let lib else { throw .freeTypeInit(e) }
+        let unifontPath = directory + "/unifont.pcf.gz"
+        var b: [Face] = [], r: [Face] = []
+        do throws(FontError) {
+            // Checked now, loaded when needed: a missing font is a start-up error, not a blank label later.
+            guard FileSystem.isReadable(unifontPath) else { throw .missing(path: unifontPath, debianPackage: "xfonts-unifont") }
+            // Every face is checked now (FreeType reads it, then lets it go) and opened for good
+            // on first use: a Latin session on a 128x32 pill draws with two or three of the eighteen.
+            for size in FontFiles.terminusSizes {
+                var bf = try RenderState.terminus(lib, directory, size, bold: true)
+                try bf.check()
+                b.append(bf)
+                var rf = try RenderState.terminus(lib, directory, size, bold: false)
+                try rf.check()
+                r.append(rf)
+            }
+        } catch {
+            for f in b + r { f.done() }
+            FT_Done_FreeType(lib)
+            throw error
+        }
+        return LoadedFaces(library: lib, bold: b, regular: r, unifontPath: unifontPath)
+    }
+}
+
 struct RenderState: ~Copyable {
     let library: FT_Library
     var bold: [Face]
@@ -116,41 +155,18 @@ struct RenderState: ~Copyable {
     /// Time faces (bit 2·index, +1 when dimmed) whose digits are already rendered.
     var warmedTimeFaces: UInt32 = 0
 
-    init(directory: String) throws(FontError) {
-        var lib: FT_Library?
-        let e = FT_Init_FreeType(&lib)
-        guard e == 0, let lib else { throw .freeTypeInit(e) }
-        var b: [Face] = [], r: [Face] = []
-        let unifontPath = directory + "/unifont.pcf.gz"
-        do throws(FontError) {
-            // Checked now, loaded when needed: a missing font is a start-up error, not a blank label later.
-            guard FileSystem.isReadable(unifontPath) else { throw .missing(path: unifontPath, debianPackage: "xfonts-unifont") }
-            // Every face is checked now (FreeType reads it, then lets it go) and opened for good
-            // on first use: a Latin session on a 128x32 pill draws with two or three of the eighteen.
-            for size in FontFiles.terminusSizes {
-                var bf = try Self.terminus(lib, directory, size, bold: true)
-                try bf.check()
-                b.append(bf)
-                var rf = try Self.terminus(lib, directory, size, bold: false)
-                try rf.check()
-                r.append(rf)
-            }
-            library = lib
-            self.unifontPath = unifontPath
-            unifontFace = nil
-            bold = b
-            regular = r
-        } catch {
-            for f in b + r { f.done() }
-            FT_Done_FreeType(lib)
-            throw error
-        }
+    init(_ faces: LoadedFaces) {
+        library = faces.library
+        unifontPath = faces.unifontPath
+        unifontFace = nil
+        bold = faces.bold
+        regular = faces.regular
         labels.reserveCapacity(64)
     }
 
     /// Terminus as PCF (xfonts-terminus), else as OTB (fonts-terminus-otb) in the same
     /// directory or in Debian's OpenType directory.
-    private static func terminus(_ lib: FT_Library, _ dir: String, _ size: Int, bold: Bool) throws(FontError) -> Face {
+    static func terminus(_ lib: FT_Library, _ dir: String, _ size: Int, bold: Bool) throws(FontError) -> Face {
         let pcf = dir + "/ter-u\(size)\(bold ? "b" : "n")_unicode.pcf.gz"
         if FileSystem.isReadable(pcf) {
             return try Face(library: lib, path: pcf, pixelHeight: size, package: "xfonts-terminus")
