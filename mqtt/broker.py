@@ -27,6 +27,11 @@ from dataclasses import dataclass
 
 HOST = "127.0.0.1"
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+DYNSEC_PLUGIN = "/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so"
+for _d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib/arm-linux-gnueabihf", "/usr/lib"):
+    if os.path.exists(os.path.join(_d, "mosquitto_dynamic_security.so")):
+        DYNSEC_PLUGIN = os.path.join(_d, "mosquitto_dynamic_security.so")
+        break
 TOOLS = ("mosquitto_sub", "mosquitto_pub", "mosquitto_rr", "mosquitto_passwd", "openssl")
 
 
@@ -144,7 +149,7 @@ class Broker:
     """
 
     def __init__(self, directory=None, *, users=None, acl=None, anonymous=True, tls=False, tls_material=None,
-                 max_keepalive=None):
+                 max_keepalive=None, client_user=None, dynsec=False):
         self._own_dir = directory is None
         self.dir = directory or tempfile.mkdtemp(prefix="islet-broker-")
         self.users = dict(users or {})
@@ -154,6 +159,12 @@ class Broker:
         self.tls_port = free_port() if tls else None
         self.tls = (tls_material or TLSMaterial(os.path.join(self.dir, "tls"))) if tls else None
         self.max_keepalive = max_keepalive
+        # (name, password) the helpers log in with when a call names no user.
+        self.client_user = client_user
+        # Mosquitto's dynamic-security plugin (ACLs that a SUBACK can refuse), admin through
+        # mosquitto_ctrl (dynsec()).
+        self.dynsec_file = os.path.join(self.dir, "dynamic-security.json") if dynsec else None
+        self.dynsec_admin = ("islet-test-admin", uuid.uuid4().hex)
         self.proc = None
         self.log_path = os.path.join(self.dir, "mosquitto.log")
         self.starts = 0
@@ -187,6 +198,13 @@ class Broker:
                 f.write(self.acl)
             os.chmod(acl, 0o600)
             lines.append(f"acl_file {acl}")
+        if self.dynsec_file:
+            if not os.path.exists(self.dynsec_file):
+                r = subprocess.run(["mosquitto_ctrl", "dynsec", "init", self.dynsec_file, *self.dynsec_admin],
+                                   capture_output=True)
+                if r.returncode != 0:
+                    raise RuntimeError(f"mosquitto_ctrl dynsec init failed: {r.stderr.decode(errors='replace')}")
+            lines += [f"plugin {DYNSEC_PLUGIN}", f"plugin_opt_config_file {self.dynsec_file}"]
         lines.append(f"listener {self.port} {HOST}")
         if self.tls:
             lines += [f"listener {self.tls_port} {HOST}", f"cafile {self.tls.ca}", f"certfile {self.tls.cert}",
@@ -268,6 +286,15 @@ class Broker:
         except OSError:
             return "(no log)"
 
+    def dynsec(self, *args):
+        """One mosquitto_ctrl dynsec command against the running broker, as its admin."""
+        r = subprocess.run(["mosquitto_ctrl", "-h", HOST, "-p", str(self.port), "-u", self.dynsec_admin[0],
+                            "-P", self.dynsec_admin[1], "dynsec", *args], capture_output=True, timeout=15)
+        if r.returncode != 0:
+            raise RuntimeError(f"mosquitto_ctrl dynsec {' '.join(args)} failed ({r.returncode}): "
+                               f"{(r.stderr + r.stdout).decode(errors='replace')}")
+        return r.stdout.decode(errors="replace")
+
     # -- URLs for the daemon ------------------------------------------------------------------
 
     @property
@@ -285,6 +312,8 @@ class Broker:
             args = ["-h", HOST, "-p", str(self.tls_port), "--cafile", ca or self.tls.ca]
         else:
             args = ["-h", HOST, "-p", str(self.port)]
+        if user is None and self.client_user:
+            user, password = self.client_user
         if user is not None:
             args += ["-u", user]
         if password is not None:
@@ -479,6 +508,9 @@ class Listener:
                 self.proc.kill()
                 self.proc.wait()
         self._thread.join(timeout=2)
+        for f in (self.proc.stdout, self.proc.stderr):
+            if f:
+                f.close()
 
     def __enter__(self):
         return self

@@ -18,8 +18,29 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCE_BIN = os.environ.get("ISLET_BIN", os.path.join(ROOT, ".build", "debug"))
 _copied = None
+
+
+def _source_bin():
+    """$ISLET_BIN, else this checkout's .build/debug, else (in a git worktree without a build)
+    the main worktree's."""
+    if os.environ.get("ISLET_BIN"):
+        return os.environ["ISLET_BIN"]
+    own = os.path.join(ROOT, ".build", "debug")
+    if os.path.isdir(own):
+        return own
+    try:
+        common = subprocess.run(["git", "-C", ROOT, "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+        main = os.path.join(os.path.dirname(common), ".build", "debug")
+        if common and os.path.isdir(main):
+            return main
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return own
+
+
+SOURCE_BIN = _source_bin()
 
 
 class SetupError(Exception):
@@ -31,6 +52,9 @@ def binaries(wait=120.0):
     global _copied
     if _copied:
         return _copied
+    if not os.path.isdir(SOURCE_BIN):
+        raise SetupError(f"no build at {SOURCE_BIN}: build isletd first (swift build), or point ISLET_BIN "
+                         f"at the directory that holds isletd and isletctl")
     d = tempfile.mkdtemp(prefix="islet-mqtt-bin-")
     out = []
     for name in ("isletd", "isletctl"):
