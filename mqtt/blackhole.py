@@ -54,11 +54,14 @@ def _namespaces():
 
 
 def remove_stale():
-    """Removes namespaces of ours whose owning process is gone (a run killed -9)."""
-    for ns in _namespaces():
+    """Removes namespaces (and their /etc/netns files) of ours whose owning process is gone (a
+    run killed -9)."""
+    etc = os.listdir("/etc/netns") if os.path.isdir("/etc/netns") else []
+    for ns in set(_namespaces()) | set(etc):
         m = re.fullmatch(re.escape(PREFIX) + r"(\d+)-\d+-[dp]", ns)
         if m and not os.path.exists(f"/proc/{m.group(1)}"):
-            _ip("netns", "del", ns, check=False)
+            if ns in _namespaces():
+                _ip("netns", "del", ns, check=False)
             shutil.rmtree(f"/etc/netns/{ns}", ignore_errors=True)
 
 
