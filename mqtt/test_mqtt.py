@@ -290,7 +290,7 @@ class Availability(MQTTCase):
         self.assertEqual(self.broker.retained([topic]), {topic: b"offline"})
 
     def test_slow_last_will_after_kill9_and_after_a_frozen_daemon(self):
-        """slow: ~12 s (keepalive 5: the broker gives up after 1.5 x 5 s)"""
+        """slow: ~14 s (keepalive 5: the broker gives up after 1.5 x 5 s, checked every few seconds)"""
         d = self.daemon(keepalive=5)
         topic = d.topic("availability")
         self.assertEqual(self.broker.retained([topic]), {topic: b"online"})
@@ -320,8 +320,10 @@ class Availability(MQTTCase):
             os.kill(d.proc.pid, signal.SIGCONT)
         self.assertIsNotNone(m, "no last will for a daemon silent past 1.5 x keepalive")
         figure(f"last will for a frozen daemon (keepalive 5): {waited:.2f} s after SIGSTOP")
-        self.assertGreaterEqual(waited, 5.0, "the will came before the keepalive ran out")
-        self.assertLessEqual(waited, 12.0)
+        # 1.5 x keepalive from the daemon's last packet (the start, just before SIGSTOP), plus
+        # mosquitto's own check granularity (measured: 11.2-11.4 s here for keepalive 5).
+        self.assertGreaterEqual(waited, 7.0, "the will came before 1.5 x keepalive ran out")
+        self.assertLessEqual(waited, 14.5)
         # Thawed: it finds the link dead, connects again, and says online; the timer kept time.
         mark = live.mark()
         t0 = time.monotonic()
