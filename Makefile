@@ -10,12 +10,12 @@ APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-de
                 xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd
 # The benchmarks also need a C compiler (the allocation counter), valgrind (instruction counts)
 # and Python with venv (luma.oled for bench-compare).
-BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv
+BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv mosquitto mosquitto-clients
 
 BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 
-.PHONY: all deps bench-deps deb-deps toolchain build release deb deb-trixie fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-system test-tools demo bench bench-compare bench-bound gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps toolchain build release deb deb-trixie fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-system test-tools demo bench bench-compare bench-bound gallery install uninstall clean
 
 all: build
 
@@ -118,6 +118,16 @@ bench-bound: bench-deps release
 	$(CC) -O2 -Wall -Wextra -Werror -o $(BENCH_DIR)/plan_bound bench/plan_bound.c
 	$(BENCH_DIR)/plan_bound $(BENCH_DIR)/frames.bin > bench-bound.json
 	@cat bench-bound.json
+
+# MQTT against Debian's mosquitto, started by the tests on loopback ports of their own, with
+# mosquitto_pub/sub/rr as the clients, a black-holed broker in a network namespace the test
+# makes (root), and Home Assistant's own discovery schemas in a venv (.venv-mqtt, from PyPI).
+# Slow cases (a last will needs a keep-alive of seconds) are why this is not in `make test`.
+MQTT_APT_PACKAGES := mosquitto mosquitto-clients iproute2 openssl python3 python3-venv
+test-mqtt: deps
+	$(call apt_ensure,$(MQTT_APT_PACKAGES))
+	$(SWIFT) build $(BUILD_FLAGS)
+	ISLET_BIN="$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))" python3 -m unittest discover -s mqtt -p 'test_*.py' -v
 
 # The Python tools' own tests: the system test's trace decoders and the bytes bound.
 test-tools:

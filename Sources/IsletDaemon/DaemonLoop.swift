@@ -41,6 +41,7 @@ extension Daemon {
         clients.afterEvents()
         mqtt?.afterEvents()
         advanceAndRefresh()
+        mqtt?.publishIfChanged(book.activities, now: ctx.clock.now())
         book.submitIfDirty()
         systemd.pingIfDue(mono: ctx.mono)
     }
@@ -92,6 +93,7 @@ extension Daemon {
         // The last save stamps this stop (the restart rule measures from it).
         book.saveFinalStamp()
         chime.silence()
+        mqtt?.publishIfChanged(book.activities, now: ctx.clock.now())
         mqtt?.shutdown()
         clients.shutdown()
         ctx.log.info("stopped")

@@ -149,7 +149,8 @@ extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
         var r = snapshot(now: now)
         r.event = "change"
         clients.broadcast(r)
-        mqtt?.publishChanges(book.activities, now: now)
+        // Published at the end of the turn, after the frame is on the bus.
+        mqtt?.changed = true
         systemd.status(statusText())
     }
 

@@ -155,6 +155,10 @@ public final class MQTTSession: @unchecked Sendable {
         var text: String
         if rc == islet_mosq_err_errno() {
             text = Errno(saved).description
+            // The unit's sandbox without the MQTT drop-in: say how to open it.
+            if saved == EAFNOSUPPORT || saved == EPERM {
+                text += " (the service may not use the network: after adding [mqtt], run `systemctl daemon-reload` and restart isletd; docs/MQTT.md)"
+            }
         } else if rc == islet_mosq_err_eai() {
             text = "cannot resolve the broker's name: " + String(cString: gai_strerror(saved))
         } else {

@@ -196,7 +196,7 @@ struct DaemonBench {
     /// (a client's connection, a pool worker) and a thread's counts leave /proc with it, so the
     /// threads are sampled every 100 ms and each one's growth is summed: a thread born in the
     /// window counts from zero, one that dies keeps what it had at the last sample.
-    private func wakeups(_ pid: pid_t, seconds: Int) -> Figure {
+    func wakeups(_ pid: pid_t, seconds: Int) -> Figure {
         guard var last = Processes.contextSwitches(pid) else { return .missing("cannot read /proc/\(pid)/task") }
         let t0 = Clocks.monotonicNs()
         let end = t0 + Int64(seconds) * 1_000_000_000

@@ -36,7 +36,7 @@ extension DaemonBench {
 
     /// Starts isletd on the mock bus and waits until it serves its socket (10 s at most). The
     /// capture's origin is taken from inotify unless the capture states it.
-    func launch(dir: String, capture: String, sock: String, state: String) -> Result<Daemon, SpawnError> {
+    func launch(dir: String, capture: String, sock: String, state: String, extra: [String] = []) -> Result<Daemon, SpawnError> {
         guard let watch = OpenWatch(directory: dir, file: capture) else {
             return .failure(SpawnError(text: "inotify is unavailable: \(String(cString: strerror(errno)))"))
         }
@@ -44,7 +44,7 @@ extension DaemonBench {
         let log = dir + "/isletd.log"
         let t0 = Clocks.monotonicNs()
         let spawned = Processes.spawn(isletd, ["--bus", "mock", "--buttons", "mock", "--preview", "none", "--size", size,
-                                               "--capture", dir + "/" + capture, "--socket", sock, "--state-dir", state],
+                                               "--capture", dir + "/" + capture, "--socket", sock, "--state-dir", state] + extra,
                                       log: log)
         guard case .success(let pid) = spawned else {
             if case .failure(let e) = spawned { return .failure(e) }

@@ -37,6 +37,10 @@ enum Key: String, CaseIterable, Sendable {
     case buttonToBusUsP99 = "button_to_bus_us_p99"
     case tickLatenessMsP99 = "tick_lateness_ms_p99"
     case tickLatenessMsMax = "tick_lateness_ms_max"
+    case mqttBytesPerTransition = "mqtt_bytes_per_transition"
+    case mqttCommandToBusUsP50 = "mqtt_command_to_bus_us_p50"
+    case mqttCommandToBusUsP99 = "mqtt_command_to_bus_us_p99"
+    case wakeupsPerSPausedMQTT = "wakeups_per_s_paused_mqtt"
 
     var label: String {
         switch self {
@@ -64,6 +68,10 @@ enum Key: String, CaseIterable, Sendable {
         case .buttonToBusUsP99: "button to bus, p99"
         case .tickLatenessMsP99: "tick lateness, p99"
         case .tickLatenessMsMax: "tick lateness, maximum"
+        case .mqttBytesPerTransition: "MQTT bytes on the broker per transition"
+        case .mqttCommandToBusUsP50: "MQTT command to bus, p50"
+        case .mqttCommandToBusUsP99: "MQTT command to bus, p99"
+        case .wakeupsPerSPausedMQTT: "isletd wake-ups/s, paused, MQTT up"
         }
     }
 
@@ -73,10 +81,11 @@ enum Key: String, CaseIterable, Sendable {
         case .renderAllocsPerTick: "allocs"
         case .renderInstructionsPerTick, .flushInstructionsPerTick: "instr"
         case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame,
-             .busFloorBytesPerTick: "B"
+             .busFloorBytesPerTick, .mqttBytesPerTransition: "B"
         case .busTransactionsPerTick, .busTransactionsPerTickLockscreen128x64: "txn"
-        case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99: "us"
-        case .wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle: "/s"
+        case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99,
+             .mqttCommandToBusUsP50, .mqttCommandToBusUsP99: "us"
+        case .wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSPausedMQTT: "/s"
         case .rssKibPeak: "KiB"
         case .startToFirstFrameMs, .tickLatenessMsP99, .tickLatenessMsMax: "ms"
         }

@@ -5,13 +5,14 @@ import Glibc
 // islet-bench: measures what matters for a display daemon on a small board and writes
 // bench.json (see docs/PERFORMANCE.md). `make bench` runs it in release mode.
 let usage = """
-usage: islet-bench [--json PATH] [--quick] [--skip-daemon | --skip-library] [--bin-dir DIR]
+usage: islet-bench [--json PATH] [--quick] [--skip-daemon | --skip-library | --mqtt-only] [--bin-dir DIR]
        islet-bench export --frames PATH --json PATH
        islet-bench loop render|flush --passes N
   --json PATH      where to write the figures (default: bench.json)
   --quick          fewer samples (a smoke run, not for the record)
   --skip-daemon    measure only the library, not the isletd process
   --skip-library   measure only the isletd process
+  --mqtt-only      measure only the MQTT figures (isletd with Debian's mosquitto)
   --bin-dir DIR    where isletd and isletctl are (default: next to islet-bench)
   export           render the 10-minute countdown, write its frames for bench/luma_compare.py
                    and our own frame-to-bus figures on the same frames
@@ -25,7 +26,7 @@ unsetenv("LD_PRELOAD")
 var args = Array(CommandLine.arguments.dropFirst())
 var jsonPath = "bench.json"
 var framesPath: String?
-var quick = false, skipDaemon = false, skipLibrary = false, export = false
+var quick = false, skipDaemon = false, skipLibrary = false, export = false, mqttOnly = false
 var loop: String?, passes = 1, touchPath: String?
 var binDir = Processes.binDirectory()
 while !args.isEmpty {
@@ -43,6 +44,7 @@ while !args.isEmpty {
     case "--quick": quick = true
     case "--skip-daemon": skipDaemon = true
     case "--skip-library": skipLibrary = true
+    case "--mqtt-only": mqttOnly = true; skipLibrary = true
     case "--bin-dir": binDir = value()
     case "export": export = true
     case "loop": loop = value()
@@ -70,15 +72,21 @@ let date = Report.today()
 var results = Results()
 results.note("machine", Machine.describe())
 if skipLibrary {
-    for k in Key.allCases where !DaemonBench.keys.contains(k) { results[k] = .missing("skipped (--skip-library)") }
+    for k in Key.allCases where !DaemonBench.keys.contains(k) && !MQTTBench.keys.contains(k) { results[k] = .missing("skipped (--skip-library)") }
 } else {
     InProcessBench(quick: quick).run(into: &results)
 }
 if skipDaemon {
-    for k in DaemonBench.keys { results[k] = .missing("skipped (--skip-daemon)") }
+    for k in DaemonBench.keys + MQTTBench.keys { results[k] = .missing("skipped (--skip-daemon)") }
 } else {
-    print("islet-bench: running isletd on the mock bus for about a minute…")
-    DaemonBench(binDir: binDir).run(into: &results)
+    if mqttOnly {
+        for k in DaemonBench.keys { results[k] = .missing("skipped (--mqtt-only)") }
+    } else {
+        print("islet-bench: running isletd on the mock bus for about a minute…")
+        DaemonBench(binDir: binDir).run(into: &results)
+    }
+    print("islet-bench: MQTT on Debian's mosquitto, about 50 s…")
+    MQTTBench(bench: DaemonBench(binDir: binDir)).run(into: &results)
 }
 print(Report.table(results, date: date), terminator: "")
 if let err = Report.write(Report.json(results, date: date), to: jsonPath) {

@@ -78,7 +78,13 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
     /// (nil for a value that is not an object, i.e. not a part).
     func layout() -> [(name: String, fields: Int?)] {
         Mirror(reflecting: daemon).children.map { child in
-            let value = child.value
+            var value = child.value
+            // An optional part (the MQTT bridge without [mqtt]) is a part that is absent: 0 fields.
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                guard let wrapped = mirror.children.first?.value else { return (child.label ?? "?", 0) }
+                value = wrapped
+            }
             let isObject = type(of: value) is AnyClass
             return (child.label ?? "?", isObject ? Mirror(reflecting: value).children.count : nil)
         }

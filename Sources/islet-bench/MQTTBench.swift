@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// MQTT figures on Debian's mosquitto, started here on a loopback port of its own, with the
+/// real isletd on the mock bus: bytes on the broker per transition, a command on the broker to
+/// the first bus byte of the changed frame, and wake-ups while paused with the link up.
+/// Commands go through `mosquitto_pub -l` (one message per line of its stdin), so a command's
+/// time runs from our write to its stdin: the client's read and the broker's hop are in it.
+struct MQTTBench {
+    var bench: DaemonBench
+    var commands = 40
+    var keepaliveS = 10
+    var pausedWindowS = 30
+
+    static let keys: [Key] = [.mqttBytesPerTransition, .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .wakeupsPerSPausedMQTT]
+    static let broker = "/usr/sbin/mosquitto", pub = "/usr/bin/mosquitto_pub", sub = "/usr/bin/mosquitto_sub"
+
+    func run(into r: inout Results) {
+        func missAll(_ why: String) { for k in Self.keys { r[k] = .missing(why) } }
+        for p in [Self.broker, Self.pub, Self.sub] where access(p, X_OK) != 0 {
+            return missAll("needs \(p) (Debian's mosquitto and mosquitto-clients; make bench installs them)")
+        }
+        var template = Array("/tmp/islet-bench-mqtt-XXXXXX".utf8CString)
+        guard let dirp = template.withUnsafeMutableBufferPointer({ b in b.baseAddress.flatMap { mkdtemp($0) } }) else {
+            return missAll("cannot create a scratch directory in /tmp")
+        }
+        let dir = String(cString: dirp)
+        var children: [pid_t] = []
+        defer {
+            for p in children { kill(p, SIGTERM); _ = Processes.wait(p) }
+            if getenv("ISLET_BENCH_KEEP") == nil { _ = Processes.run("/bin/rm", ["-rf", dir], scratch: "/tmp") }
+        }
+        // A port of our own on loopback: the first one mosquitto can bind.
+        var port = 0
+        for candidate in stride(from: 21883 + Int(getpid() % 500) * 7, to: 26000, by: 7) {
+            let conf = dir + "/mosquitto.conf"
+            Processes.write(conf, "listener \(candidate) 127.0.0.1\nallow_anonymous true\npersistence false\n")
+            guard case .success(let pid) = Processes.spawn(Self.broker, ["-c", conf], log: dir + "/mosquitto.log") else { continue }
+            Clocks.sleep(ms: 300)
+            if Processes.alive(pid), Processes.run(Self.pub, ["-p", "\(candidate)", "-t", "islet-bench/probe", "-m", "x"], scratch: dir)?.status == 0 {
+                children.append(pid)
+                port = candidate
+                break
+            }
+            kill(pid, SIGKILL)
+            _ = Processes.wait(pid)
+        }
+        guard port > 0 else { return missAll("mosquitto did not start on a loopback port (\(dir)/mosquitto.log)") }
+
+        // Everything the broker carries, as topic and payload length per message.
+        let carried = dir + "/carried.txt"
+        guard case .success(let subPID) = Processes.spawn(Self.sub, ["-p", "\(port)", "-t", "#", "-F", "%t %l", "-q", "1"], log: carried) else {
+            return missAll("cannot start mosquitto_sub")
+        }
+        children.append(subPID)
+        let config = dir + "/isletd.conf"
+        Processes.write(config, "[mqtt]\nurl = mqtt://127.0.0.1:\(port)\nclient_id = bench\nkeepalive = \(keepaliveS)\n")
+        let sock = dir + "/islet.sock", state = dir + "/state"
+        mkdir(state, 0o700)
+        let d: DaemonBench.Daemon
+        switch bench.launch(dir: dir, capture: "mqtt.txt", sock: sock, state: state, extra: ["--config", config]) {
+        case .success(let x): d = x
+        case .failure(let e): return missAll(e.text)
+        }
+        defer { d.stop() }
+        let connected = (0..<250).contains { _ in
+            let out = Processes.run(bench.isletctl, ["--socket", sock, "status", "--json"], scratch: dir)?.output ?? ""
+            if out.contains("\"state\":\"connected\"") { return true }
+            Clocks.sleep(ms: 20)
+            return false
+        }
+        guard connected else { return missAll("isletd did not connect to the broker within 5 s") }
+        guard let feeder = Feeder(Self.pub, ["-p", "\(port)", "-t", "islet/bench/command", "-q", "1", "-l"], log: dir + "/pub.log") else {
+            return missAll("cannot start mosquitto_pub -l")
+        }
+        children.append(feeder.pid)
+        Clocks.sleep(ms: 500)
+        let carriedBefore = Self.bytes(carried)
+
+        // A start (toggle from idle), then pause and resume in turn: every command a transition.
+        var sent: [Int64] = []
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+        for k in 0..<commands {
+            let t = Clocks.monotonicNs()
+            guard feeder.send("{\"op\":\"toggle\",\"request_id\":\"bench-\(k)\"}\n") else { break }
+            sent.append(t)
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            Clocks.sleep(ms: 250 + Int(seed >> 33) % 200)
+        }
+        Clocks.sleep(ms: 500)
+        let carriedAfter = Self.bytes(carried)
+        let transactions = d.reader.read()
+        let o = d.reader.origin
+        var latencies: [Double] = []
+        for t in sent {
+            if let first = Capture.firstTransaction(atOrAfter: t - o, in: transactions) {
+                let us = Double(o + first.ns - t) / 1000
+                if us < 1_000_000 { latencies.append(us) }
+            }
+        }
+        if let p50 = Stats.percentile(latencies, 50), let p99 = Stats.percentile(latencies, 99) {
+            r[.mqttCommandToBusUsP50] = .value(p50)
+            r[.mqttCommandToBusUsP99] = .value(p99)
+            r.note("mqtt_commands", "\(latencies.count) of \(sent.count) toggles through mosquitto_pub -l and the broker reached the bus within 1 s; slowest \(latencies.sorted().suffix(3).reversed().map { Report.number($0) }.joined(separator: ", ")) us")
+        } else {
+            r[.mqttCommandToBusUsP50] = .missing("no command produced a frame on the bus (\(dir))")
+            r[.mqttCommandToBusUsP99] = .missing("no command produced a frame on the bus (\(dir))")
+        }
+        if let a = carriedBefore, let b = carriedAfter, !sent.isEmpty {
+            r[.mqttBytesPerTransition] = .value(Double(b.total - a.total) / Double(sent.count))
+            r.note("mqtt_bytes", "topic + payload bytes the broker carried per transition: activity state \(Report.number(Double(b.activity - a.activity) / Double(sent.count))), command \(Report.number(Double(b.command - a.command) / Double(sent.count))), answer \(Report.number(Double(b.response - a.response) / Double(sent.count))) (MQTT framing and TCP not counted)")
+        } else {
+            r[.mqttBytesPerTransition] = .missing("mosquitto_sub saw nothing")
+        }
+
+        // Paused (an odd number of toggles after the start), with the link up.
+        let status = Processes.run(bench.isletctl, ["--socket", sock, "status"], scratch: dir)?.output ?? ""
+        if status.contains("paused") {
+            Clocks.sleep(ms: 1000)
+            r[.wakeupsPerSPausedMQTT] = bench.wakeups(d.pid, seconds: pausedWindowS)
+            r.note("wakeups_paused_mqtt", "over \(pausedWindowS) s with keepalive = \(keepaliveS) s: the keep-alive's PINGREQ and its PINGRESP")
+        } else {
+            r[.wakeupsPerSPausedMQTT] = .missing("the timer was not paused after the commands: \(status.prefix(120))")
+        }
+    }
+
+    /// Bytes carried so far, from mosquitto_sub's "topic length" lines.
+    static func bytes(_ path: String) -> (total: Int, activity: Int, command: Int, response: Int)? {
+        guard let text = Processes.readFile(path) else { return nil }
+        var total = 0, activity = 0, command = 0, response = 0
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let n = Int(parts[1]) else { continue }
+            let b = parts[0].utf8.count + n
+            total += b
+            if parts[0].contains("/activity/") { activity += b }
+            else if parts[0].hasSuffix("/command") { command += b }
+            else if parts[0].hasSuffix("/response") { response += b }
+        }
+        return (total, activity, command, response)
+    }
+}
+
+/// A child whose stdin is a pipe we write lines to.
+final class Feeder {
+    let pid: pid_t
+    private let fd: Int32
+
+    init?(_ path: String, _ args: [String], log: String) {
+        var p: [Int32] = [0, 0]
+        guard pipe(&p) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, p[0], 0)
+        posix_spawn_file_actions_addclose(&actions, p[1])
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, nil, argv, environ)
+        close(p[0])
+        guard rc == 0 else { close(p[1]); return nil }
+        pid = child
+        fd = p[1]
+    }
+
+    func send(_ line: String) -> Bool {
+        let bytes = Array(line.utf8)
+        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+    }
+
+    deinit { close(fd) }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import IsletDaemon
+import IsletMQTT
+
+@Suite struct MQTTConfigTests {
+    @Test func threeLinesAndTheDefaults() throws {
+        let c = try DaemonConfig().parsing("[mqtt]\nurl = mqtt://192.168.1.10\n", file: "t.conf").validated(origin: "t.conf")
+        let m = try #require(c.mqtt)
+        #expect(m.url == BrokerURL(host: "192.168.1.10", port: 1883, tls: false))
+        #expect(m.keepaliveSeconds == 60 && m.discovery && m.discoveryPrefix == "homeassistant" && m.commands)
+        #expect(DaemonConfig().mqtt == nil, "no [mqtt], no network")
+    }
+
+    @Test(arguments: [
+        ("[mqtt]\nkeepalive = 30\n", "t.conf:1", "needs url"),
+        ("[mqtt]\nurl = http://x\n", "t.conf:2", "mqtt:// or mqtts://"),
+        ("[mqtt]\nurl = mqtt://b\nkeepalive = 4\n", "t.conf:3", "5 to 3600"),
+        ("[mqtt]\nurl = mqtt://b\nclient_id = a b\n", "t.conf:3", "A-Z"),
+        ("[mqtt]\nurl = mqtt://b\ntopic_prefix = islet/+\n", "t.conf:3", "wildcards"),
+        ("[mqtt]\nurl = mqtt://b\ndiscovery = maybe\n", "t.conf:3", "on or off"),
+        ("[mqtt]\nurl = mqtt://b\ntimers = ok, not ok\n", "t.conf:3", "not ok"),
+        ("[mqtt]\nurl = mqtt://b\nallow = 300.1.1.1\n", "t.conf:3", "192.168.0.0/16"),
+        ("[mqtt]\nurl = mqtt://b\npassword = x\n", "t.conf:3", "unknown key \"password\""),
+        ("[mqtt]\nurl = mqtts://b\ncert_file = /etc/c.pem\n", "t.conf:3", "go together"),
+        ("[mqtt]\nurl = mqtt://b\nca_file = /etc/ssl/certs/ca-certificates.crt\n", "t.conf:3", "mqtts://"),
+        ("[mqtt]\nurl = mqtt://b\npassword_file = /etc/islet/pw\n", "t.conf:3", "needs mqtt.username"),
+    ])
+    func errorsNameTheLine(_ text: String, _ origin: String, _ fragment: String) {
+        #expect {
+            _ = try DaemonConfig().parsing(text, file: "t.conf").validated(origin: "t.conf")
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            return e.origin == origin && e.message.contains(fragment)
+        }
+    }
+
+    @Test func aWorldReadablePasswordFileIsRefusedAndAPrivateOneRead() throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        let pw = dir + "/pw"
+        try "s3cret\nignored\n".write(toFile: pw, atomically: true, encoding: .utf8)
+        let text = "[mqtt]\nurl = mqtt://b\nusername = islet\npassword_file = \(pw)\n"
+        #expect(chmod(pw, 0o644) == 0)
+        #expect {
+            _ = try DaemonConfig().parsing(text, file: "t.conf").validated(origin: "t.conf")
+        } throws: { error in
+            guard let e = error as? ConfigError else { return false }
+            return e.origin == "t.conf:4" && e.message.contains("readable by every user") && !e.message.contains("s3cret")
+        }
+        #expect(chmod(pw, 0o640) == 0)
+        _ = try DaemonConfig().parsing(text, file: "t.conf").validated(origin: "t.conf")
+        #expect(try MQTTSettings.secret(pw, origin: "t.conf:4", what: "password_file") == "s3cret")
+    }
+
+    @Test func theDefaultClientIDIsStablePerMachineAndHidesTheMachineID() {
+        let a = Array("4c4c4544004b4810804bb3c04f4b3732".utf8)
+        let b = Array("0123456789abcdef0123456789abcdef".utf8)
+        let idA = MQTTPlan.defaultClientID(machineID: a)
+        #expect(idA == MQTTPlan.defaultClientID(machineID: a))
+        #expect(idA != MQTTPlan.defaultClientID(machineID: b))
+        #expect(idA.hasPrefix("islet-") && idA.count == 18)
+        #expect(!"4c4c4544004b4810804bb3c04f4b3732".contains(idA.dropFirst(6)))
+        #expect(MQTTSettings.isValidClientID(idA))
+        #expect(MQTTPlan.defaultClientID(machineID: nil) == "islet")
+    }
+
+    @Test func thePlanHasTheWillAndThePrefix() throws {
+        var s = MQTTSettings()
+        s.url = BrokerURL(host: "b", port: 1883, tls: false)
+        s.clientID = "desk"
+        let plan = MQTTPlan(s, url: try #require(s.url), password: nil, machineID: nil)
+        #expect(plan.topics.prefix == "islet/desk")
+        #expect(plan.options.willTopic == "islet/desk/availability" && plan.options.willPayload == Array("offline".utf8))
+    }
+
+    @Test func theDropInOpensOnlyWhatTheBrokerNeeds() throws {
+        #expect(NetworkDropIn.text(for: nil, configPath: "c") == nil)
+        var s = MQTTSettings()
+        s.url = BrokerURL(host: "192.168.1.10", port: 1883, tls: false)
+        let numeric = try #require(NetworkDropIn.text(for: s, configPath: "c"))
+        #expect(numeric.contains("\nIPAddressAllow=192.168.1.10\n"))
+        #expect(numeric.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET\n"), "no IPv6 for an IPv4 broker")
+        #expect(numeric.contains("\nPrivateNetwork=no\n"))
+        s.url = BrokerURL(host: "broker.lan", port: 1883, tls: false)
+        let named = try #require(NetworkDropIn.text(for: s, configPath: "c"))
+        #expect(named.contains("IPAddressAllow=localhost link-local 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7"))
+        s.allow = ["203.0.113.7"]
+        #expect(try #require(NetworkDropIn.text(for: s, configPath: "c")).contains("\nIPAddressAllow=203.0.113.7\n"))
+    }
+}

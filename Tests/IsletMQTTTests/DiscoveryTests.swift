@@ -1,0 +1,77 @@
+import Testing
+import FoundationEssentials
+import IsletMQTT
+import IsletProtocol
+
+/// The payloads' shape as Home Assistant's MQTT discovery documents it; make test-mqtt checks
+/// them again with Home Assistant's own schemas.
+@Suite struct DiscoveryTests {
+    let d = HomeAssistantDiscovery(prefix: "homeassistant", node: "islet-0ce2fdf8b425",
+                                   topics: MQTTTopics(prefix: "islet/islet-0ce2fdf8b425"),
+                                   device: .init(name: "Islet desk", model: "SSD1306 128x64", version: "1.0"),
+                                   defaultMinutes: 20)
+
+    func object(_ bytes: [UInt8]) throws -> [String: JSONValue] {
+        guard case .object(let o) = try StrictJSON.parse(bytes) else { throw ProtocolError("x", "not an object") }
+        return o
+    }
+
+    @Test func topicsFollowTheDiscoveryPattern() throws {
+        // <discovery_prefix>/<component>/[<node_id>/]<object_id>/config, ids of [a-zA-Z0-9_-].
+        let all = d.announcements(timer: "tea.break")
+        #expect(all.count == 9)
+        for a in all {
+            let parts = a.topic.split(separator: "/").map(String.init)
+            #expect(parts.count == 5 && parts[0] == "homeassistant" && parts[2] == "islet-0ce2fdf8b425" && parts[4] == "config")
+            #expect(["sensor", "button", "number"].contains(parts[1]))
+            #expect(parts[3].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }, "\(parts[3])")
+            #expect(d.isConfigTopic(a.topic))
+        }
+        #expect(!d.isConfigTopic("homeassistant/sensor/other-node/x/config"))
+        #expect(!d.isConfigTopic("homeassistant/sensor/islet-0ce2fdf8b425/x/state"))
+    }
+
+    @Test func uniqueIDsAreUniqueAcrossTimers() throws {
+        var ids: Set<String> = []
+        for timer in ["meditation", "tea.break", "tea_break"] {
+            for a in d.announcements(timer: timer) {
+                guard case .string(let id)? = try object(a.payload)["unique_id"] else { Issue.record("no unique_id"); continue }
+                ids.insert(id)
+            }
+        }
+        // "tea.break" and "tea_break" share an object key, so 18 distinct, not 27: documented.
+        #expect(ids.count == 18)
+    }
+
+    @Test func buttonsSendRequestsTheControlProtocolAccepts() throws {
+        for a in d.announcements(timer: "meditation") where a.topic.contains("/button/") {
+            let o = try object(a.payload)
+            #expect(o["command_topic"] == .string("islet/islet-0ce2fdf8b425/command"))
+            guard case .string(let press)? = o["payload_press"] else { Issue.record("no payload_press"); continue }
+            let request = try ControlRequest.parse(Array(press.utf8))
+            #expect(request.timer == "meditation")
+            #expect(a.topic.contains("_\(request.op.rawValue)/"), "\(a.topic) sends \(request.op)")
+        }
+    }
+
+    @Test func everyEntityHasTheDeviceAndAvailability() throws {
+        for a in d.announcements(timer: "meditation") {
+            let o = try object(a.payload)
+            guard case .object(let device)? = o["device"] else { Issue.record("no device in \(a.topic)"); continue }
+            #expect(device["identifiers"] == .array([.string("islet_islet-0ce2fdf8b425")]))
+            let plain = o["availability_topic"] == .string("islet/islet-0ce2fdf8b425/availability")
+            var listed = false
+            if case .array(let list)? = o["availability"] {
+                listed = list.contains(.object(["topic": .string("islet/islet-0ce2fdf8b425/availability")]))
+            }
+            #expect(plain || listed, "\(a.topic) is not tied to the last will")
+        }
+    }
+
+    @Test func theTimestampSensorIsATimestampAndReadsTheActivity() throws {
+        let ends = try #require(d.announcements(timer: "meditation").first { $0.topic.hasSuffix("meditation_ends/config") })
+        let o = try object(ends.payload)
+        #expect(o["device_class"] == .string("timestamp"))
+        #expect(o["state_topic"] == .string("islet/islet-0ce2fdf8b425/activity/meditation"))
+    }
+}
