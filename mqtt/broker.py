@@ -264,6 +264,13 @@ class Broker:
             self.proc.wait()
         self.proc = None
 
+    def set_users(self, users):
+        """A new password file, and SIGHUP: mosquitto reloads it without dropping anyone."""
+        self.users = dict(users)
+        self._write_config()
+        if self.running:
+            self.proc.send_signal(signal.SIGHUP)
+
     def restart(self):
         self.stop()
         return self.start()
