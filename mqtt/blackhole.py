@@ -11,17 +11,16 @@ bind-mounts it over /etc/resolv.conf), so a broker URL with a host name (HOSTNAM
 server) hangs in getaddrinfo.
 
 Nothing leaves the namespaces: they have no route anywhere else. Every exit path removes them
-(close(), the context manager, atexit, SIGTERM/SIGINT); namespaces left by a run that was
+(close(), the context manager, and reaper.py at exit and on SIGTERM/SIGHUP); namespaces left by a run that was
 killed -9 are removed by the next run (their owner pid is dead).
 """
-import atexit
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import time
+
+import reaper
 
 PREFIX = "islet-mqtt-"
 SUBNET = "10.231.0"
@@ -155,14 +154,5 @@ def _close_all():
         bh.close()
 
 
-def _on_signal(signum, frame):
-    _close_all()
-    signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
-
-
-atexit.register(_close_all)
-for _sig in (signal.SIGTERM, signal.SIGHUP):
-    if signal.getsignal(_sig) in (signal.SIG_DFL, None):
-        signal.signal(_sig, _on_signal)
-# SIGINT raises KeyboardInterrupt: unittest's cleanups and atexit run then.
+# After the processes (a daemon inside keeps a namespace alive), on every way out (reaper.py).
+reaper.on_exit(_close_all)

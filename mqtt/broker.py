@@ -25,6 +25,8 @@ import time
 import uuid
 from dataclasses import dataclass
 
+import reaper
+
 HOST = "127.0.0.1"
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 DYNSEC_PLUGIN = "/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so"
@@ -219,8 +221,8 @@ class Broker:
         if self.running:
             return self
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([MOSQUITTO, "-c", self.config], stdin=subprocess.DEVNULL,
-                                     stdout=log, stderr=log, start_new_session=True)
+        self.proc = reaper.track(subprocess.Popen([MOSQUITTO, "-c", self.config], stdin=subprocess.DEVNULL,
+                                                  stdout=log, stderr=log, start_new_session=True))
         log.close()
         t0 = time.monotonic()
         try:
@@ -256,12 +258,15 @@ class Broker:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        reaper.untrack(self.proc)
         self.proc = None
 
     def kill(self):
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        if self.proc is not None:
+            reaper.untrack(self.proc)
         self.proc = None
 
     def set_users(self, users):
@@ -433,7 +438,8 @@ class Listener:
         # Last: the broker sends the retained messages of the filters before it routes our sync
         # publish, so once the sync message is back every retained one has arrived.
         args += ["-t", self.sync]
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        self.proc = reaper.track(subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                  stdin=subprocess.DEVNULL))
         self._messages = []   # (monotonic time received, Message)
         self._lock = threading.Condition()
         self._synced = False
@@ -515,6 +521,7 @@ class Listener:
                 self.proc.kill()
                 self.proc.wait()
         self._thread.join(timeout=2)
+        reaper.untrack(self.proc)
         for f in (self.proc.stdout, self.proc.stderr):
             if f:
                 f.close()

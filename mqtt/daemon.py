@@ -17,6 +17,8 @@ import subprocess
 import tempfile
 import time
 
+import reaper
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _copied = None
 
@@ -152,8 +154,10 @@ class Daemon:
             cmd = ["ip", "netns", "exec", self.netns] + cmd   # ip execs isletd: the pid is isletd's
         env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")}
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
-                                     start_new_session=True)
+        if self.proc is not None:
+            reaper.untrack(self.proc)
+        self.proc = reaper.track(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+                                                  start_new_session=True))
         log.close()
         deadline = time.monotonic() + timeout
         while True:

@@ -615,6 +615,12 @@ class BlackHole(MQTTCase):
         self.assertLess(max(max(v) for v in latencies.values()), 0.5)
         for d in daemons.values():
             self.assertRunning(d)
+        # A stop while an attempt hangs (systemctl stop must not wait for the kernel's give-up).
+        for k, d in daemons.items():
+            t0 = time.monotonic()
+            rc = d.stop(timeout=10)
+            figure(f"black-holed {k}: SIGTERM to exit {time.monotonic() - t0:.2f} s, status {rc}")
+            self.assertEqual(rc, 0)
 
 
 class Wakeups(MQTTCase):
