@@ -69,7 +69,11 @@ final class MQTTLink {
     // MARK: connecting
 
     private func beginAttempt() {
-        guard connector.canBegin else { return }
+        // Too many abandoned attempts still blocked in the kernel: wait a while for one to end.
+        guard connector.canBegin else {
+            backoff.retry(at: ctx.mono.adding(milliseconds: 5000))
+            return
+        }
         report.attempts += 1
         do {
             let s = try MQTTSession(plan.options)

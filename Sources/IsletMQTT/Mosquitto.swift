@@ -183,8 +183,8 @@ public final class MQTTSession: @unchecked Sendable {
     public var wantsWrite: Bool { mosquitto_want_write(handle) }
 
     /// Each step returns nil, or the error that ended the connection.
-    public func read() -> MQTTError? { step(mosquitto_loop_read(handle, 16), "read from the broker") }
-    public func write() -> MQTTError? { step(mosquitto_loop_write(handle, 16), "write to the broker") }
+    public func read() -> MQTTError? { step(mosquitto_loop_read(handle, 64), "read from the broker") }
+    public func write() -> MQTTError? { step(mosquitto_loop_write(handle, 64), "write to the broker") }
     /// Keep-alive: sends PINGREQ when due, notices a broker that stopped answering.
     public func misc() -> MQTTError? { step(mosquitto_loop_misc(handle), "keep the connection alive") }
 
