@@ -154,6 +154,8 @@ class Broker:
                  max_keepalive=None, client_user=None, dynsec=False):
         self._own_dir = directory is None
         self.dir = directory or tempfile.mkdtemp(prefix="islet-broker-")
+        if self._own_dir and not os.environ.get("MQTT_KEEP"):
+            reaper.on_exit(lambda d=self.dir: shutil.rmtree(d, ignore_errors=True))
         self.users = dict(users or {})
         self.acl = acl
         self.anonymous = anonymous

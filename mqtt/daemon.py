@@ -58,6 +58,8 @@ def binaries(wait=120.0):
         raise SetupError(f"no build at {SOURCE_BIN}: build isletd first (swift build), or point ISLET_BIN "
                          f"at the directory that holds isletd and isletctl")
     d = tempfile.mkdtemp(prefix="islet-mqtt-bin-")
+    if not os.environ.get("MQTT_KEEP"):
+        reaper.on_exit(lambda: shutil.rmtree(d, ignore_errors=True))
     out = []
     for name in ("isletd", "isletctl"):
         src = os.path.join(SOURCE_BIN, name)
@@ -118,6 +120,8 @@ class Daemon:
     def __init__(self, mqtt=None, *, extra="", netns=None, directory=None, log_level="info"):
         self._own_dir = directory is None
         self.dir = directory or tempfile.mkdtemp(prefix="islet-mqtt-daemon-")
+        if self._own_dir and not os.environ.get("MQTT_KEEP"):
+            reaper.on_exit(lambda d=self.dir: shutil.rmtree(d, ignore_errors=True))
         self.sock = os.path.join(self.dir, "islet.sock")
         self.state = os.path.join(self.dir, "state")
         self.log_path = os.path.join(self.dir, "isletd.log")
