@@ -548,10 +548,18 @@ class TLS(MQTTCase):
 
 
 class BlackHole(MQTTCase):
+    PROMPT = 0.5   # seconds: the bound on one `isletctl status --json`
+
     @slow
     def test_slow_black_holed_broker_and_dns_leave_the_loop_ticking(self):
         """slow: ~35 s (status probed for 10 s, then until the 30 s attempt limit has passed;
-        both daemons at once)"""
+        both daemons at once, and a daemon without [mqtt] as the control).
+
+        A loop held by a blocking lookup or connect cannot answer for seconds (the resolver waits
+        5 s a try, a connect to a black hole about two minutes), so a call over the bound is asked
+        again at once: a held loop is still held, a busy machine (isletctl's own start delayed by
+        other processes) answers the retry. A slow call whose retry is prompt too is counted
+        and printed as an outlier, as the control daemon's are; a slow retry fails the case."""
         why = blackhole.available()
         self.assertIsNone(why, f"the black-hole case cannot run: {why}")
         bh = blackhole.BlackHole()
@@ -564,33 +572,34 @@ class BlackHole(MQTTCase):
             "address": self.daemon(netns=bh.ns, url=f"mqtt://{blackhole.BROKER}:1883", wait="connecting"),
             "dns": self.daemon(netns=bh.ns, url=f"mqtt://{blackhole.HOSTNAME}:1883", wait="connecting"),
         }
-        for d in daemons.values():
-            d.request({"op": "start", "seconds": 600})
-        frames0 = {k: d.status()["status"]["frames"] for k, d in daemons.items()}
-        latencies = {k: [] for k in daemons}
-        frames = {k: [frames0[k]] for k in daemons}
-        last = {}
-        # The control: a daemon without [mqtt], asked in the same round. A round where even it
-        # took 0.5 s says the machine is too busy to judge (CPU hogs beside us); those rounds are
-        # left out of the bound and counted, and too many of them fail the case.
         control = Daemon(None)
         self.addCleanup(control.close)
         control.start()
-        busy = []   # the control's seconds in the rounds left out
-        control_lat = []
+        for d in list(daemons.values()) + [control]:
+            d.request({"op": "start", "seconds": 600})
+        frames0 = {k: d.status()["status"]["frames"] for k, d in daemons.items()}
+        latencies = {k: [] for k in list(daemons) + ["control"]}
+        outliers = {k: [] for k in latencies}   # (first call, its retry) in seconds
+        frames = {k: [frames0[k]] for k in daemons}
+        last = {}
 
-        def probe():
+        def timed_status(k, d):
             t0 = time.monotonic()
-            control.status()
-            c = time.monotonic() - t0
-            control_lat.append(c)
-            if c >= 0.5:
-                busy.append(c)
-            for k, d in daemons.items():
+            s = d.status()
+            took = time.monotonic() - t0
+            latencies[k].append(took)
+            if took >= self.PROMPT:
                 t0 = time.monotonic()
                 s = d.status()
-                if c < 0.5:
-                    latencies[k].append(time.monotonic() - t0)
+                retry = time.monotonic() - t0
+                outliers[k].append((took, retry))
+                self.assertLess(retry, self.PROMPT, f"{k}: status took {took:.3f} s and {retry:.3f} s again: the loop is held")
+            return s
+
+        def probe():
+            timed_status("control", control)
+            for k, d in daemons.items():
+                s = timed_status(k, d)
                 last[k] = s["status"]["mqtt"]
                 self.assertNotEqual(last[k]["state"], "connected", last[k])
                 frames[k].append(s["status"]["frames"])
@@ -605,7 +614,6 @@ class BlackHole(MQTTCase):
             figure(f"black-holed {k}: {len(lat)} status calls over 10 s, max {lat[-1] * 1000:.0f} ms, "
                    f"median {lat[len(lat) // 2] * 1000:.0f} ms; frames +{gained}; state {last[k]['state']}")
             self.assertEqual(last[k]["state"], "connecting")
-            self.assertLess(lat[-1], 0.5, f"{k}: a status call took {lat[-1]:.3f} s")
             self.assertEqual(frames[k], sorted(frames[k]))
             self.assertGreaterEqual(gained, 7, f"{k}: the running countdown rendered {gained} frames in 10 s")
             # Every 2 s slice of the window saw new frames.
@@ -625,16 +633,18 @@ class BlackHole(MQTTCase):
         waited = time.monotonic() - started
         figure(f"black-holed address after {waited:.0f} s: attempts {last['address'].get('attempts')}, "
                f"last_error {last['address'].get('last_error')!r}; dns: attempts {last['dns'].get('attempts')}, "
-               f"last_error {last['dns'].get('last_error')!r}; slowest status over the whole run "
-               f"{max(max(v) for v in latencies.values()) * 1000:.0f} ms")
+               f"last_error {last['dns'].get('last_error')!r}")
         self.assertIn("30 s", last["address"].get("last_error") or "", last["address"])
         self.assertGreaterEqual(last["address"].get("attempts", 0), 2, last["address"])
-        self.assertLess(max(max(v) for v in latencies.values()), 0.5)
-        rounds = len(latencies["address"]) + len(busy)
-        figure(f"black hole: the control daemon (no [mqtt]) answered isletctl in at most {max(control_lat) * 1000:.0f} ms; "
-               f"{len(busy)} of {rounds} rounds left out because it took 0.5 s or more"
-               f"{(': ' + ', '.join(f'{c:.2f} s' for c in busy)) if busy else ''}")
-        self.assertLess(len(busy), rounds / 2, "the machine was too busy for most rounds: the case proves nothing")
+        for k, lat in latencies.items():
+            lat = sorted(lat)
+            figure(f"black hole, {k}: {len(lat)} isletctl status calls over {waited:.0f} s: median "
+                   f"{lat[len(lat) // 2] * 1000:.0f} ms, max {lat[-1] * 1000:.0f} ms; over {self.PROMPT} s: "
+                   f"{len(outliers[k])}" + (" (" + ", ".join(f"{a:.2f} s, retry {b * 1000:.0f} ms" for a, b in outliers[k]) + ")"
+                                            if outliers[k] else ""))
+            if k != "control":
+                self.assertLessEqual(len(outliers[k]), max(2, len(lat) // 10),
+                                     f"{k}: too many slow answers to tell a loop from a busy machine")
         for d in daemons.values():
             self.assertRunning(d)
         # A stop while an attempt hangs (systemctl stop must not wait for the kernel's give-up).
