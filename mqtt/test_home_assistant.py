@@ -27,9 +27,9 @@ from broker import Broker
 from daemon import Daemon
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENTITIES = ["sensor.islet_meditation_phase", "sensor.islet_meditation_ends", "sensor.islet_meditation_paused_remaining",
-            "button.islet_meditation_pause", "button.islet_meditation_resume", "button.islet_meditation_toggle",
-            "button.islet_meditation_reset", "button.islet_meditation_expand", "number.islet_meditation_start_minutes"]
+ENTITIES = ["sensor.ha_core_meditation_phase", "sensor.ha_core_meditation_ends", "sensor.ha_core_meditation_paused_remaining",
+            "button.ha_core_meditation_pause", "button.ha_core_meditation_resume", "button.ha_core_meditation_toggle",
+            "button.ha_core_meditation_reset", "button.ha_core_meditation_expand", "number.ha_core_meditation_start_minutes"]
 HA_START_TIMEOUT = float(os.environ.get("HA_START_TIMEOUT", "300"))
 
 CONFIGURATION = """
@@ -48,7 +48,7 @@ mqtt_statestream:
   base_topic: hastate
   include:
     entity_globs:
-      - "*.islet_*"
+      - "*.ha_core_*"
 automation:
   - alias: press
     trigger:
@@ -65,7 +65,7 @@ automation:
     action:
       - service: number.set_value
         target:
-          entity_id: number.islet_meditation_start_minutes
+          entity_id: number.ha_core_meditation_start_minutes
         data:
           value: "{{ trigger.payload }}"
 """
@@ -162,14 +162,14 @@ class HomeAssistantCoreTests(unittest.TestCase):
         # Its number entity starts a 5-minute session. The automations may subscribe their MQTT
         # triggers a little after the entities appear: the first request is repeated until it acts.
         mark = self.states.mark()
-        topic = self.state_topic("sensor.islet_meditation_phase")
+        topic = self.state_topic("sensor.ha_core_meditation_phase")
         for _ in range(20):
             t = time.time()
             self.broker.pub("islet-test/minutes", "5", qos=1)
             if self.states.wait_for(lambda m: m.topic == topic and m.text == "running", timeout=3, start=mark):
                 break
-        self.assertEqual(self.ha_state("sensor.islet_meditation_phase", lambda s: s == "running", start=mark), "running")
-        ends = self.ha_state("sensor.islet_meditation_ends", lambda s: s[:1].isdigit(), start=mark)
+        self.assertEqual(self.ha_state("sensor.ha_core_meditation_phase", lambda s: s == "running", start=mark), "running")
+        ends = self.ha_state("sensor.ha_core_meditation_ends", lambda s: s[:1].isdigit(), start=mark)
         end = datetime.datetime.fromisoformat(ends).timestamp()
         self.assertLess(abs(end - (t + 300)), 10, f"HA shows the end at {ends}, not 5 minutes from now")
         a = self.daemon.activity()
@@ -177,11 +177,11 @@ class HomeAssistantCoreTests(unittest.TestCase):
 
         # Its pause button pauses; the frozen time is what isletd shows.
         mark = self.states.mark()
-        self.broker.pub("islet-test/press", "button.islet_meditation_pause", qos=1)
-        self.ha_state("sensor.islet_meditation_phase", lambda s: s == "paused", start=mark)
-        remaining = int(self.ha_state("sensor.islet_meditation_paused_remaining", lambda s: s.isdigit(), start=mark))
+        self.broker.pub("islet-test/press", "button.ha_core_meditation_pause", qos=1)
+        self.ha_state("sensor.ha_core_meditation_phase", lambda s: s == "paused", start=mark)
+        remaining = int(self.ha_state("sensor.ha_core_meditation_paused_remaining", lambda s: s.isdigit(), start=mark))
         self.assertTrue(280 <= remaining <= 300, remaining)
-        self.assertEqual(self.ha_state("sensor.islet_meditation_ends", lambda s: True, start=mark), "unavailable",
+        self.assertEqual(self.ha_state("sensor.ha_core_meditation_ends", lambda s: True, start=mark), "unavailable",
                          "a paused timer has no end time")
         a = self.daemon.activity()
         self.assertEqual(a["phase"], "paused")
@@ -189,18 +189,18 @@ class HomeAssistantCoreTests(unittest.TestCase):
 
         # Resume, then reset: the activity is dismissed and HA's phase says idle.
         mark = self.states.mark()
-        self.broker.pub("islet-test/press", "button.islet_meditation_resume", qos=1)
-        self.ha_state("sensor.islet_meditation_phase", lambda s: s == "running", start=mark)
+        self.broker.pub("islet-test/press", "button.ha_core_meditation_resume", qos=1)
+        self.ha_state("sensor.ha_core_meditation_phase", lambda s: s == "running", start=mark)
         mark = self.states.mark()
-        self.broker.pub("islet-test/press", "button.islet_meditation_reset", qos=1)
-        self.ha_state("sensor.islet_meditation_phase", lambda s: s == "idle", start=mark)
+        self.broker.pub("islet-test/press", "button.ha_core_meditation_reset", qos=1)
+        self.ha_state("sensor.ha_core_meditation_phase", lambda s: s == "idle", start=mark)
         self.assertIsNone(self.daemon.activity())
 
         # Islet stops: its entities become unavailable (its clean stop publishes `offline`).
         mark = self.states.mark()
         self.daemon.stop()
-        self.ha_state("sensor.islet_meditation_phase", lambda s: s == "unavailable", start=mark)
-        self.ha_state("button.islet_meditation_toggle", lambda s: s == "unavailable", start=mark)
+        self.ha_state("sensor.ha_core_meditation_phase", lambda s: s == "unavailable", start=mark)
+        self.ha_state("button.ha_core_meditation_toggle", lambda s: s == "unavailable", start=mark)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,10 @@ final class MQTTBridge: MQTTLinkOwner {
 
     func linkConnected() {
         // The config topics are read back to clear what an earlier run announced and this one does not.
-        for filter in [plan.topics.command, plan.topics.activityFilter, discovery.statusTopic, discovery.configFilter] {
+        // Commands keep their retain flag as published, so a retained command is refused even
+        // when it arrives live (it would act again at every reconnect).
+        link.subscribe(plan.topics.command, retainAsPublished: true)
+        for filter in [plan.topics.activityFilter, discovery.statusTopic, discovery.configFilter] {
             link.subscribe(filter)
         }
         link.send(plan.topics.availability, Array("online".utf8), retain: true)

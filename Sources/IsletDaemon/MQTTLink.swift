@@ -230,8 +230,8 @@ final class MQTTLink {
 
     // MARK: sending
 
-    func subscribe(_ filter: String) {
-        switch session?.subscribe(filter) {
+    func subscribe(_ filter: String, retainAsPublished: Bool = false) {
+        switch session?.subscribe(filter, retainAsPublished: retainAsPublished) {
         case .success(let mid)?: inFlight[mid] = filter
         case .failure(let e)?: ctx.log.warning("mqtt: \(e)")
         case nil: break

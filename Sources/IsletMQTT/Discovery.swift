@@ -104,7 +104,8 @@ public struct HomeAssistantDiscovery: Sendable {
         var o: [String: JSONValue] = [
             "name": .string("\(timer) \(e.label)"),
             "unique_id": .string("islet_\(node)_\(key)_\(e.key)"),
-            "object_id": .string("islet_\(key)_\(e.key)"),
+            // The device's id in the entity id too: two Islets on one Home Assistant do not clash.
+            "object_id": .string("\(node)_\(key)_\(e.key)"),
             "device": .object([
                 "identifiers": .array([.string("islet_\(node)")]),
                 "name": .string(device.name),

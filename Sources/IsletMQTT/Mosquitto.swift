@@ -209,9 +209,12 @@ public final class MQTTSession: @unchecked Sendable {
     }
 
     /// Subscribes to one topic filter at QoS 1; the message id of the SUBSCRIBE.
-    public func subscribe(_ filter: String) -> Result<Int32, MQTTError> {
+    /// `retainAsPublished` (MQTT 5): a live message keeps its retain flag, so a retained
+    /// publish is recognisable as one even while we are subscribed.
+    public func subscribe(_ filter: String, retainAsPublished: Bool = false) -> Result<Int32, MQTTError> {
         var mid: Int32 = 0
-        let rc = mosquitto_subscribe(handle, &mid, filter, 1)
+        let options = retainAsPublished ? islet_sub_opt_retain_as_published() : 0
+        let rc = mosquitto_subscribe_v5(handle, &mid, filter, 1, options, nil)
         return rc == islet_mosq_ok() ? .success(mid) : .failure(error(rc, "subscribe to \(filter)"))
     }
 
