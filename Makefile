@@ -127,7 +127,7 @@ MQTT_APT_PACKAGES := mosquitto mosquitto-clients iproute2 openssl python3 python
 test-mqtt: deps
 	$(call apt_ensure,$(MQTT_APT_PACKAGES))
 	$(SWIFT) build $(BUILD_FLAGS)
-	ISLET_BIN="$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))" python3 -m unittest discover -s mqtt -p 'test_*.py' -v
+	ISLET_BIN="$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))" python3 mqtt/run.py
 
 # The Python tools' own tests: the system test's trace decoders and the bytes bound.
 test-tools:
