@@ -141,7 +141,24 @@ class TLSMaterial:
             raise RuntimeError(f"openssl {' '.join(args[:2])} failed: {r.stderr.decode(errors='replace')[-800:]}")
 
 
-class Broker:
+class Fixture:
+    """What the broker and the daemon fixtures share: a log file, and `with` support."""
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def log_tail(self, n=3000):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read()[-n:].decode(errors="replace")
+        except OSError:
+            return "(no log)"
+
+
+class Broker(Fixture):
     """mosquitto on 127.0.0.1, configured afresh in a temp dir.
 
     users: {name: password} -> a password file made with mosquitto_passwd.
@@ -287,18 +304,6 @@ class Broker:
         if self._own_dir and not os.environ.get("MQTT_KEEP"):
             shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def log_tail(self, n=3000):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read()[-n:].decode(errors="replace")
-        except OSError:
-            return "(no log)"
 
     def dynsec(self, *args):
         """One mosquitto_ctrl dynsec command against the running broker, as its admin."""

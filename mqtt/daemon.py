@@ -18,6 +18,7 @@ import tempfile
 import time
 
 import reaper
+from broker import Fixture
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _copied = None
@@ -116,7 +117,7 @@ def config_text(sock, state, mqtt=None, extra=""):
     return "\n".join(lines) + "\n" + extra
 
 
-class Daemon:
+class Daemon(Fixture):
     def __init__(self, mqtt=None, *, extra="", netns=None, directory=None, log_level="info"):
         self._own_dir = directory is None
         self.dir = directory or tempfile.mkdtemp(prefix="islet-mqtt-daemon-")
@@ -206,18 +207,6 @@ class Daemon:
         if self._own_dir and not os.environ.get("MQTT_KEEP"):
             shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def log_tail(self, n=3000):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read()[-n:].decode(errors="replace")
-        except OSError:
-            return "(no log)"
 
     # -- talking to it ----------------------------------------------------------------------
 
