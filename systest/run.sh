@@ -126,7 +126,8 @@ build_artifacts() {
     mkdir -p "$out"
     if [ "$g" = "$HOST_SUITE" ]; then
         say "building the release and the package for $g: make -C $root release deb"
-        make -C "$root" release deb >&2
+        # (In "$(...)", where set -e does not reach: each build says itself when it failed.)
+        make -C "$root" release deb >&2 || die "make release deb failed for $g (above)"
         cp "$root/dist/bin/isletd" "$root/dist/bin/isletctl" "$out/"
         # The package make deb just wrote: the newest in dist/ (its version from the package itself).
         newest="$(find "$root/dist" -maxdepth 1 -name "islet_*_$(dpkg --print-architecture).deb" -printf '%T@ %p\n' 2>/dev/null \
@@ -135,12 +136,14 @@ build_artifacts() {
         cp "$newest" "$out/"
         v1="$(dpkg-deb -f "$newest" Version)"
         say "building the upgrade package ${v1}+systest"
-        SKIP_BUILD=1 DEB_VERSION="${v1}+systest" DEB_OUT="$out" bash "$root/scripts/deb.sh" >&2
+        SKIP_BUILD=1 DEB_VERSION="${v1}+systest" DEB_OUT="$out" bash "$root/scripts/deb.sh" >&2 \
+            || die "the upgrade package ${v1}+systest failed (above)"
     else
         # Built in a $g root with this machine's toolchain: $g's libraries and headers (trixie:
         # libgpiod 2.x, so the v2 backend), and the upgrade package from the same binaries.
         say "building the release and the packages for $g: scripts/build-in-root.sh $g"
-        DEB_EXTRA_SUFFIX=+systest bash "$root/scripts/build-in-root.sh" "$g" "$out" >&2
+        DEB_EXTRA_SUFFIX=+systest bash "$root/scripts/build-in-root.sh" "$g" "$out" >&2 \
+            || die "scripts/build-in-root.sh $g failed (above)"
         cp "$out/bin/isletd" "$out/bin/isletctl" "$out/"
     fi
 }
