@@ -610,12 +610,17 @@ step_g3_make_install() {
 # for the broker's address alone; a command sent from the host's side of the broker comes back
 # answered, with the activity's retained state; without [mqtt] the unit is closed again. The config
 # is put back whatever happens.
+# Closing is stop, daemon-reload, start: a reload applies the unit's new IP firewall
+# (IPAddressDeny=any, nothing allowed) to the running daemon at once, which cuts it off from the
+# broker, so after reload-then-restart its clean stop cannot say offline (the first run of this
+# step saw exactly that: the broker published the will 1.5 x keepalive later).
 j1_restore() {
     [ -f /run/conf.j1 ] || return 0
+    systemctl stop isletd || true
     cp /run/conf.j1 "$CONF"; rm -f /run/conf.j1 /etc/islet/mqtt.password
     systemctl daemon-reload || true
-    systemctl restart isletd || true
-    log "config restored (no [mqtt]), daemon-reload, isletd restarted"
+    systemctl start isletd || true
+    log "config restored (no [mqtt]): stop, daemon-reload, start"
 }
 mqtt_state() { status_json /run/m.json; jget /run/m.json '(d["status"].get("mqtt") or {}).get("state")'; }
 mqtt_connected() { [ "$(mqtt_state)" = connected ]; }
@@ -623,7 +628,7 @@ step_j1_mqtt() {
     ensure_daemon
     [ -f /host/mqtt-password ] || fail "no broker on the host side (/host/mqtt-password is missing)"
     isletctl reset >/dev/null 2>&1 || true
-    local before with after t0 j pid prefix k rr
+    local before with after t0 j pid prefix k rr cid
     before="$(security_score)"
     log "systemd-analyze security isletd.service without [mqtt]: $before"
     expect_closed "$GEN_DEB"
@@ -657,6 +662,7 @@ step_j1_mqtt() {
     log "connected $(secs_since "$t0") s after the restart: $(jget /run/m.json 'd["status"]["mqtt"]')"
     journal_quiet "$j"
     prefix="$(jget /run/m.json 'd["status"]["mqtt"]["topic_prefix"]')"
+    cid="$(jget /run/m.json 'd["status"]["mqtt"]["client_id"]')"
     pid="$(unit_prop MainPID)"
     log "interfaces: isletd's (pid $pid): $(netdevs "$pid")"
     check "isletd is in the guest's network namespace" [ "$(readlink "/proc/$pid/ns/net")" = "$(readlink /proc/1/ns/net)" ]
@@ -692,21 +698,26 @@ step_j1_mqtt() {
     done
     log "ok: the dismissed activity's retained message was cleared"
     check "isletctl status: idle" is_phase idle
-    # Without [mqtt]: closed again.
+    # Without [mqtt]: stop (the clean stop says offline and disconnects), daemon-reload, start.
     trap - EXIT
     cp /run/conf.j1 "$CONF"; rm -f /run/conf.j1 /etc/islet/mqtt.password
+    systemctl stop isletd
+    # The host's broker log is on the results share.
+    wait_for 10 grep -qF "Client $cid disconnected." "$R/mosquitto.log" \
+        || fail "the broker saw no clean DISCONNECT from $cid: $(grep -F "$cid" "$R/mosquitto.log" | tail -n 2)"
+    log "ok: the broker saw $cid disconnect cleanly"
+    mqtt_host "$prefix" "" availability
+    check "the clean stop left offline on the broker (retained)" [ "$(cat "$MQTT_REPLY/availability")" = offline ]
     t0=$(now)
     systemctl daemon-reload
     log "daemon-reload took $(secs_since "$t0") s"
     check "the drop-in is gone after daemon-reload" [ ! -e "$NETDROPIN" ]
-    systemctl restart isletd
+    systemctl start isletd
     check "active without [mqtt]" systemctl is-active --quiet isletd
     expect_closed "$GEN_DEB"
     after="$(security_score)"
     log "systemd-analyze security isletd.service after [mqtt] was removed: $after"
     check "the exposure is back to $before (got $after)" [ "$after" = "$before" ]
-    mqtt_host "$prefix" "" availability
-    check "the broker holds offline for it (the clean stop's)" [ "$(cat "$MQTT_REPLY/availability")" = offline ]
     check "the config is the one before the step" cmp -s /run/conf.before-j1 "$CONF"
     security_note "systemd-analyze security isletd.service (the package's unit): $before without [mqtt]; $with with [mqtt] url = mqtt://$BROKER_IP:1883 (the generator's drop-in); $after once it was removed"
 }
