@@ -77,7 +77,7 @@ broker_stop() {
 # <prefix>/command with mosquitto_rr and waits for <prefix>/response, then reads the retained
 # message of each <prefix>/<subtopic>, and renames the folder RESULTS/mqtt/reply-N into place:
 # response (the answer's payload), response.rc, response.seconds, and for each subtopic a file
-# named after it ('/' as '-') with its payload and .rc (27: no retained message within 3 s).
+# named after it ('/' as '-') with its payload and .rc (27: no retained message within 2 s).
 broker_serve() {
     local req n prefix command reads out t f t0 rc
     for req in "$1"/mqtt/request-*; do
@@ -104,7 +104,7 @@ broker_serve() {
         for t in $reads; do
             f="$out/${t//\//-}"; rc=0
             mosquitto_sub -h 127.0.0.1 -p "$BROKER_PORT" -u "$BROKER_USER" -P "$BROKER_PASSWORD" -t "$prefix/$t" \
-                --retained-only -C 1 -W 3 > "$f" 2> "$f.err" || rc=$?
+                --retained-only -C 1 -W 2 > "$f" 2> "$f.err" || rc=$?
             echo "$rc" > "$f.rc"
         done
         mv -T "$out" "$1/mqtt/reply-$n"

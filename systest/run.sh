@@ -413,7 +413,7 @@ while :; do
         print_new_steps
         broker_serve "$results"
         if [ "$(date +%s)" -ge "$deadline" ]; then timed_out=1; break; fi
-        sleep 1
+        sleep 0.5
     done
     if [ "$timed_out" = 1 ]; then
         say "the guest ran past ${timeout_s} s: killing qemu"
