@@ -40,7 +40,7 @@ cache="${ISLET_ROOT_CACHE:-/var/cache/islet-build-roots}"
 # What the build needs in the root: the C libraries' -dev packages (as `make deps`), dpkg-dev for
 # the package, a C/C++ toolchain's runtime files for the linker, and the libraries the Swift
 # toolchain's own programs load (curl, xml2, sqlite, ncurses). Changing the list makes a new root.
-packages="pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev dpkg-dev binutils
+packages="pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev libmosquitto-dev dpkg-dev binutils
 g++ libc6-dev libcurl4t64 libxml2 libsqlite3-0 libncurses6 libedit2 zlib1g-dev git ca-certificates"
 key="$(printf '%s\n%s\n%s\n' "$suite" "$MIRROR" "$packages" | sha256sum | cut -c1-16)"
 dir="$cache/$suite-$(uname -m)-$key"

@@ -4,6 +4,14 @@
 PREFIX="${PREFIX:-/usr/local}"
 SYSCONFDIR="${SYSCONFDIR:-/etc}"
 UNITDIR="${UNITDIR:-/etc/systemd/system}"
+# The generator that opens the unit's network for [mqtt]: systemd reads
+# /usr/local/lib/systemd/system-generators and /usr/lib/systemd/system-generators, not
+# PREFIX/lib for another PREFIX, so that goes to /etc/systemd/system-generators (read as well).
+case "$PREFIX" in
+    /usr/local|/usr) GENERATORDIR="${GENERATORDIR:-$PREFIX/lib/systemd/system-generators}" ;;
+    *) GENERATORDIR="${GENERATORDIR:-/etc/systemd/system-generators}" ;;
+esac
+GENERATOR="isletd-network-generator"
 UDEVDIR="${UDEVDIR:-/etc/udev/rules.d}"
 MODULESLOADDIR="${MODULESLOADDIR:-/etc/modules-load.d}"
 STATEDIR="${STATEDIR:-/var/lib/islet}"

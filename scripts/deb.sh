@@ -32,13 +32,19 @@ stage="$(mktemp -d "${TMPDIR:-/tmp}/islet-deb.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
 tree="$stage/$pkg"
 d() { install -d -m 0755 "$tree/$1"; }
-d DEBIAN; d usr/bin; d lib/systemd/system; d etc/islet; d lib/udev/rules.d; d usr/lib/modules-load.d
+d DEBIAN; d usr/bin; d lib/systemd/system; d lib/systemd/system-generators; d etc/islet; d lib/udev/rules.d; d usr/lib/modules-load.d
 d usr/share/doc/islet; d usr/share/lintian/overrides; d usr/share/man/man1; d usr/share/man/man8
 
 install -m 0755 "$DIST/bin/isletd" "$DIST/bin/isletctl" "$tree/usr/bin/"
 sed 's|/usr/local/bin/|/usr/bin/|g; s|Installed by `sudo make install` (scripts/install.sh)|Installed by the islet package|' \
     "$root/systemd/isletd.service" > "$tree/lib/systemd/system/isletd.service"
 chmod 0644 "$tree/lib/systemd/system/isletd.service"
+# The generator that opens the unit's network for [mqtt] (at boot and every daemon-reload), beside
+# the unit: bookworm's systemd looks in /lib/systemd/system-generators (the same folder as
+# /usr/lib/systemd/system-generators on a merged /usr, which trixie's systemd reads).
+sed 's|/usr/local/bin/|/usr/bin/|g' "$root/systemd/isletd-network-generator" \
+    > "$tree/lib/systemd/system-generators/isletd-network-generator"
+chmod 0755 "$tree/lib/systemd/system-generators/isletd-network-generator"
 # The config is the package's conffile: dpkg keeps a user's edits across upgrades and asks.
 install -m 0644 "$root/isletd.conf.example" "$tree/etc/islet/isletd.conf"
 install -m 0644 "$root/Hardware/udev/60-islet-gpio.rules" "$tree/lib/udev/rules.d/60-islet-gpio.rules"

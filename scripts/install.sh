@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs Islet on a Raspberry Pi (or any systemd Debian): release build, binaries, unit,
-# example config (never over an edited one), the islet user in groups i2c and gpio, a udev rule
-# giving /dev/gpiochip* to gpio and /dev/i2c-* to i2c, i2c-dev loaded at boot; enables and starts.
+# Installs Islet on a Raspberry Pi (or any systemd Debian): release build, binaries, unit and the
+# generator of its [mqtt] network drop-in, example config (never over an edited one), the islet
+# user in groups i2c and gpio, a udev rule giving /dev/gpiochip* to gpio and /dev/i2c-* to i2c,
+# i2c-dev loaded at boot; enables and starts.
 #
 #   sudo make install                     everything
 #   DRY_RUN=1 make install                print every step, change nothing
@@ -9,6 +10,8 @@
 #
 # Settings (environment): PREFIX=/usr/local SYSCONFDIR=/etc UNITDIR=/etc/systemd/system
 # UDEVDIR=/etc/udev/rules.d STATEDIR=/var/lib/islet SERVICE_USER=islet SWIFT=swift
+# GENERATORDIR=$PREFIX/lib/systemd/system-generators (for /usr/local and /usr; else
+# /etc/systemd/system-generators)
 # SKIP_BUILD=1 (use BIN_DIR's binaries) BIN_DIR=dist/bin START_SETTLE_SECONDS=3
 # UNIT_SRC=systemd/isletd.service CONFIG_EXAMPLE=<first of config/isletd.conf.example, …>
 set -euo pipefail
@@ -79,6 +82,14 @@ if [ -f "$unit_src" ]; then
     files install -m 0644 "$unit_src" "$DESTDIR$UNITDIR/$UNIT"
     if [ "$PREFIX" != /usr/local ]; then
         files sed -i "s|/usr/local/bin/|$PREFIX/bin/|g" "$DESTDIR$UNITDIR/$UNIT"
+    fi
+    # The generator: at boot and at every daemon-reload it writes the drop-in that opens the
+    # unit's network for [mqtt] (isletd --network-dropin), or nothing without [mqtt].
+    say "installing $GENERATOR to $DESTDIR$GENERATORDIR"
+    files install -d -m 0755 "$DESTDIR$GENERATORDIR"
+    files install -m 0755 "$root/systemd/$GENERATOR" "$DESTDIR$GENERATORDIR/$GENERATOR"
+    if [ "$PREFIX" != /usr/local ]; then
+        files sed -i "s|/usr/local/bin/|$PREFIX/bin/|g" "$DESTDIR$GENERATORDIR/$GENERATOR"
     fi
 else
     say "no systemd/$UNIT in the source tree: the service is not installed"
@@ -155,6 +166,7 @@ fi
 system modprobe i2c-dev
 if [ -f "$unit_src" ]; then
     if [ -d /run/systemd/system ] || [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then
+        # The reload runs the generator too: the unit's network follows the config's [mqtt].
         system systemctl daemon-reload
         # restart, not enable --now: after an upgrade the running daemon must pick up the new binary.
         system systemctl enable "$UNIT"

@@ -21,8 +21,12 @@ if [ -e "$DESTDIR$UNITDIR/$UNIT" ]; then
     if [ -d /run/systemd/system ] || [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then
         system systemctl disable --now "$UNIT"
     fi
-    files rm -f "$DESTDIR$UNITDIR/$UNIT"
+    files rm -f "$DESTDIR$UNITDIR/$UNIT" "$DESTDIR$GENERATORDIR/$GENERATOR"
+    # Also runs the generators without ours: its drop-in goes with it.
     system systemctl daemon-reload
+elif [ -e "$DESTDIR$GENERATORDIR/$GENERATOR" ]; then
+    files rm -f "$DESTDIR$GENERATORDIR/$GENERATOR"
+    if [ -d /run/systemd/system ] || [ "$DRY_RUN" = 1 ] || [ -n "$DESTDIR" ]; then system systemctl daemon-reload; fi
 fi
 files rm -f "$DESTDIR$PREFIX/bin/isletd" "$DESTDIR$PREFIX/bin/isletctl"
 files rm -f "$DESTDIR$UDEVDIR/60-islet-gpio.rules" "$DESTDIR$MODULESLOADDIR/islet-i2c.conf"

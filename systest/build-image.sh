@@ -16,7 +16,7 @@ suite="$1" kver="$2" moddir="$3" kernel_from="$4" out="$5"
 # What the guest needs, beyond minbase (dpkg, apt and the essential set).
 INCLUDE=systemd,systemd-sysv,udev,kmod,dbus,initramfs-tools,python3,make,procps,passwd
 # Islet's runtime libraries (bookworm's and trixie's names): the image must not contain them.
-FORBIDDEN_RE='^(libgpiod2|libgpiod3|libi2c0|libfreetype6|libfribidi0|libpng16-16|libpng16-16t64|fonts-.*|xfonts-.*)$'
+FORBIDDEN_RE='^(libgpiod2|libgpiod3|libi2c0|libfreetype6|libfribidi0|libpng16-16|libpng16-16t64|libmosquitto1|fonts-.*|xfonts-.*)$'
 
 include="$INCLUDE"
 case "$kernel_from" in

@@ -30,6 +30,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 # shellcheck source=systest/lib.sh
 . "$here/lib.sh"
+# shellcheck source=systest/broker.sh
+. "$here/broker.sh"
 
 guests=bookworm,trixie
 results=""
@@ -74,7 +76,7 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; 
 # repository (suite_apt), into the guest image and a throw-away build root.
 host_packages() {
     apt_ensure qemu-system-x86 qemu-utils mmdebstrap e2fsprogs dpkg-dev make gcc xz-utils python3 \
-        util-linux kmod rsync
+        util-linux kmod rsync mosquitto mosquitto-clients
     if [ "$1" = "$HOST_SUITE" ]; then
         apt_ensure linux-image-amd64
         local k; k="$(guest_kernel)"
@@ -105,6 +107,7 @@ cleanup() {
         kill -KILL "$qemu_pid" 2>/dev/null || true
         wait "$qemu_pid" 2>/dev/null || true
     fi
+    broker_stop
     # The runs of the other guests (several guests): each stops its own qemu on TERM.
     for p in "${children[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
     for p in "${children[@]}"; do wait "$p" 2>/dev/null || true; done
@@ -123,7 +126,8 @@ build_artifacts() {
     mkdir -p "$out"
     if [ "$g" = "$HOST_SUITE" ]; then
         say "building the release and the package for $g: make -C $root release deb"
-        make -C "$root" release deb >&2
+        # (In "$(...)", where set -e does not reach: each build says itself when it failed.)
+        make -C "$root" release deb >&2 || die "make release deb failed for $g (above)"
         cp "$root/dist/bin/isletd" "$root/dist/bin/isletctl" "$out/"
         # The package make deb just wrote: the newest in dist/ (its version from the package itself).
         newest="$(find "$root/dist" -maxdepth 1 -name "islet_*_$(dpkg --print-architecture).deb" -printf '%T@ %p\n' 2>/dev/null \
@@ -132,12 +136,14 @@ build_artifacts() {
         cp "$newest" "$out/"
         v1="$(dpkg-deb -f "$newest" Version)"
         say "building the upgrade package ${v1}+systest"
-        SKIP_BUILD=1 DEB_VERSION="${v1}+systest" DEB_OUT="$out" bash "$root/scripts/deb.sh" >&2
+        SKIP_BUILD=1 DEB_VERSION="${v1}+systest" DEB_OUT="$out" bash "$root/scripts/deb.sh" >&2 \
+            || die "the upgrade package ${v1}+systest failed (above)"
     else
         # Built in a $g root with this machine's toolchain: $g's libraries and headers (trixie:
         # libgpiod 2.x, so the v2 backend), and the upgrade package from the same binaries.
         say "building the release and the packages for $g: scripts/build-in-root.sh $g"
-        DEB_EXTRA_SUFFIX=+systest bash "$root/scripts/build-in-root.sh" "$g" "$out" >&2
+        DEB_EXTRA_SUFFIX=+systest bash "$root/scripts/build-in-root.sh" "$g" "$out" >&2 \
+            || die "scripts/build-in-root.sh $g failed (above)"
         cp "$out/bin/isletd" "$out/bin/isletctl" "$out/"
     fi
 }
@@ -212,6 +218,7 @@ if [ "${#guest_list[@]}" -gt 1 ]; then
             fi
         fi
         [ -f "$r/timings.txt" ] && sed "s/^/systest: $g: timing: /" "$r/timings.txt"
+        [ -f "$r/security.txt" ] && sed "s/^/systest: $g: security: /" "$r/security.txt"
     done
     echo "systest: ${guest_list[*]}: total $(since "$t_start") s"
     [ "$bad" = 0 ] || { echo "systest: FAIL"; exit 1; }
@@ -343,6 +350,13 @@ find "$results" -mindepth 1 -delete
 cp "$image/packages.txt" "$results/guest-packages.txt"
 cp "$work/host/repo/closure.txt" "$results/repo-closure.txt"
 
+# ---- 6b. The MQTT broker on the host side (systest/broker.sh) ---------------------------------
+# The guest's only way out: its user-mode NIC with restrict=on, where a TCP connection to
+# 10.0.2.100:1883 is handed to mqtt_relay.py, which connects it to this broker on the host's
+# loopback. mosquitto reads its password file as its own user: it may pass through $work.
+chmod 0711 "$work"
+broker_start "$work/broker" "$results" "$work/host"
+
 # ---- 7. The guest ----------------------------------------------------------------------------
 # The reboot of step h: "powercycle" (default) powers the guest off and starts qemu again on the
 # same disk (a qcow2 overlay over the cached image, in the working directory); "reset" reboots
@@ -356,8 +370,13 @@ if [ "$reboot_mode" = powercycle ]; then
 fi
 echo "REBOOT_MODE=$reboot_mode" >> "$work/host/run.env"
 say "booting the $guest guest (qemu TCG, -smp $smp, reboot by $reboot_mode, limit ${timeout_s} s)"
+# The NIC: no DHCP, no DNS, no IPv6, no route out (restrict=on); the one forward is the broker's.
+# In qemu's option syntax a comma in a value is written twice.
+relay="cmd:python3 -I -S $here/mqtt_relay.py 127.0.0.1 $BROKER_PORT $results/mqtt-relay.log"
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp "$smp"
-      -nodefaults -display none -nic none -no-user-config
+      -nodefaults -display none -no-user-config
+      -netdev "user,id=net0,ipv6=off,restrict=on,guestfwd=tcp:10.0.2.100:1883-${relay//,/,,}"
+      -device virtio-net-pci,netdev=net0,romfile=
       -kernel "$image/vmlinuz" -initrd "$image/initrd.img"
       -append "root=/dev/vda rw console=ttyS0 systemd.show_status=0 panic=-1"
       -drive "$disk"
@@ -392,8 +411,9 @@ while :; do
     qemu_pid=$!
     while kill -0 "$qemu_pid" 2>/dev/null; do
         print_new_steps
+        broker_serve "$results"
         if [ "$(date +%s)" -ge "$deadline" ]; then timed_out=1; break; fi
-        sleep 1
+        sleep 0.5
     done
     if [ "$timed_out" = 1 ]; then
         say "the guest ran past ${timeout_s} s: killing qemu"
@@ -435,6 +455,7 @@ fi
 counts="$(awk -F'\t' '{ c[$1]++ } END { printf "%d passed, %d failed, %d skipped", c["PASS"], c["FAIL"], c["SKIP"] }' "$steps" 2>/dev/null || echo "0 passed, 0 failed, 0 skipped")"
 if [ -f "$results/timings.txt" ] && [ "${ISLET_SYSTEST_CHILD:-0}" != 1 ]; then
     echo; sed 's/^/systest: timing: /' "$results/timings.txt"
+    [ -f "$results/security.txt" ] && sed 's/^/systest: security: /' "$results/security.txt"
 fi
 printf '\nsystest: %s guest %s s, total %s s; results in %s\n' "$guest" "$guest_s" "$(since "$t_start")" "$results"
 echo "systest: $counts"

@@ -19,11 +19,19 @@ DURATION=3600          # long countdowns: the progress line cannot move a pixel 
 # Islet's runtime libraries in this Debian release: the image must lack them, the package's
 # Depends must name them and bring them. trixie: libgpiod 2.x (the v2 backend), t64 libpng.
 case "$GUEST" in
-    bookworm) RUNTIME_LIBS="libgpiod2 libi2c0 libfreetype6 libfribidi0 libpng16-16 xfonts-terminus xfonts-unifont" ;;
-    trixie) RUNTIME_LIBS="libgpiod3 libi2c0 libfreetype6 libfribidi0 libpng16-16t64 xfonts-terminus xfonts-unifont" ;;
+    bookworm) RUNTIME_LIBS="libgpiod2 libi2c0 libfreetype6 libfribidi0 libpng16-16 libmosquitto1 xfonts-terminus xfonts-unifont" ;;
+    trixie) RUNTIME_LIBS="libgpiod3 libi2c0 libfreetype6 libfribidi0 libpng16-16t64 libmosquitto1 xfonts-terminus xfonts-unifont" ;;
     *) echo "guest-scenario: no runtime library list for $GUEST" >&2; exit 1 ;;
 esac
 DROPIN=/etc/systemd/system/isletd.service.d/systest.conf
+# The network: the generator's drop-in exists only with [mqtt]; the broker is the host's
+# (systest/broker.sh), at 10.0.2.100:1883 on the guest's user-mode NIC, the one address that NIC
+# reaches.
+NETDROPIN=/run/systemd/generator/isletd.service.d/50-mqtt-network.conf
+GEN_DEB=/lib/systemd/system-generators/isletd-network-generator
+GEN_LOCAL=/usr/local/lib/systemd/system-generators/isletd-network-generator
+BROKER_IP=10.0.2.100
+GUEST_IP=10.0.2.15/24
 phase="$(cat "$PHASE_FILE" 2>/dev/null || echo 1)"
 log "scenario phase $phase, kernel $(uname -r), islet $ISLET_LOW -> $ISLET_HIGH"
 
@@ -54,6 +62,89 @@ force_smbus() {
     rm -f "$tmp"
 }
 
+# ---- the unit's network ------------------------------------------------------------------
+# nic_up: the guest's NIC gets its address (no DHCP client in the image); its name in /run/systest-nic.
+nic_up() {
+    udevadm settle || true
+    if python3 "$G/netup.py" "$GUEST_IP" > /run/systest-nic; then
+        log "NIC $(cat /run/systest-nic): $GUEST_IP (qemu user-mode, restrict=on: only $BROKER_IP:1883, the host's broker)"
+    else
+        log "WARNING: the NIC did not come up; the network checks will fail"
+    fi
+}
+# netdevs PID: the interfaces in PID's network namespace, sorted, space-separated.
+netdevs() { awk -F: 'NR > 2 { gsub(/ /, "", $1); print $1 }' "/proc/$1/net/dev" | sort | tr '\n' ' ' | sed 's/ $//'; }
+# security_score: systemd-analyze security's overall exposure of the unit (0 safe .. 10 exposed).
+security_score() {
+    systemd-analyze security isletd.service 2>&1 | sed -n 's/.*Overall exposure level for isletd.service: \([0-9.]*\).*/\1/p'
+}
+at_most_2() { awk -v s="$1" 'BEGIN { exit !(s != "" && s + 0 <= 2.0) }'; }
+# unit_net: the unit's network settings, MainPID and DropInPaths in U_<property> (one systemctl
+# show: under TCG each call costs a few hundred ms); U_families is RestrictAddressFamilies sorted.
+unit_net() {
+    local k v
+    while IFS='=' read -r k v; do printf -v "U_$k" '%s' "$v"; done < <(systemctl show isletd -p PrivateNetwork \
+        -p RestrictAddressFamilies -p IPAddressAllow -p IPAddressDeny -p MainPID -p DropInPaths)
+    U_families="$(printf '%s\n' $U_RestrictAddressFamilies | sort | tr '\n' ' ')"
+    U_families="${U_families% }"
+    log "unit: PrivateNetwork=$U_PrivateNetwork RestrictAddressFamilies=$U_RestrictAddressFamilies IPAddressAllow=$U_IPAddressAllow IPAddressDeny=$U_IPAddressDeny"
+}
+# has_word LIST WORD: WORD is one of LIST's space-separated words.
+has_word() { [[ " $1 " == *" $2 "* ]]; }
+# expect_closed GENERATOR: the unit as it is without [mqtt]: the generator installed, no drop-in,
+# and the daemon without network (only lo, a namespace of its own) while the guest has its NIC.
+expect_closed() {
+    local pid guest_if own nic
+    check "the generator is installed: $1" [ -x "$1" ]
+    check "no network drop-in ($NETDROPIN)" [ ! -e "$NETDROPIN" ]
+    unit_net
+    check "PrivateNetwork=yes" [ "$U_PrivateNetwork" = yes ]
+    check "RestrictAddressFamilies=AF_UNIX" [ "$U_families" = AF_UNIX ]
+    check "IPAddressAllow= is empty" [ -z "$U_IPAddressAllow" ]
+    pid="$U_MainPID"
+    [ "$pid" -gt 1 ] || fail "isletd has no main process (MainPID=$pid)"
+    guest_if="$(netdevs 1)" own="$(netdevs "$pid")" nic="$(cat /run/systest-nic 2>/dev/null || echo no-nic)"
+    log "interfaces: the guest's: $guest_if; isletd's (pid $pid): $own"
+    check "the guest has its NIC ($nic)" has_word "$guest_if" "$nic"
+    check "isletd has only lo" [ "$own" = lo ]
+    check "isletd has a network namespace of its own" [ "$(readlink "/proc/$pid/ns/net")" != "$(readlink /proc/1/ns/net)" ]
+    status_json /run/n.json
+    check "isletctl status has no mqtt" [ -z "$(jget /run/n.json 'd["status"].get("mqtt")')" ]
+}
+# journal_quiet SINCE: systemd said nothing about the drop-in (a line it could not parse) and
+# has its IP firewall (IPAddressAllow/Deny need cgroup BPF).
+journal_quiet() {
+    if journalctl --since "@$1" --no-pager -o cat | grep -i -e "${NETDROPIN##*/}" -e 'firewall.*not supported'; then
+        fail "systemd complained about the drop-in or the IP firewall (above)"
+    fi
+    log "ok: no complaint from systemd about the drop-in or the IP firewall"
+}
+security_note() { printf '%s\n' "$*" >> "$R/security.txt"; log "security: $*"; }
+
+# mqtt_host PREFIX COMMAND SUBTOPICS: asks the host (systest/broker.sh, broker_serve) to send
+# COMMAND (or nothing) to PREFIX/command and read the retained PREFIX/<subtopic>s; the reply
+# folder's path is then in MQTT_REPLY.
+mqtt_host() {
+    # Numbered across steps and boots (a step runs in a subshell of its own).
+    MQTT_N=$(( $(cat /var/lib/systest/mqtt-n 2>/dev/null || echo 0) + 1 ))
+    echo "$MQTT_N" > /var/lib/systest/mqtt-n
+    mkdir -p "$R/mqtt"
+    printf 'prefix=%s\ncommand=%s\nread=%s\n' "$1" "$2" "$3" > "$R/mqtt/.request-$MQTT_N"
+    mv "$R/mqtt/.request-$MQTT_N" "$R/mqtt/request-$MQTT_N"
+    MQTT_REPLY="$R/mqtt/reply-$MQTT_N"
+    wait_for 45 [ -d "$MQTT_REPLY" ] || fail "the host did not answer request $MQTT_N within 45 s (its broker: $R/mosquitto.log)"
+    local f
+    for f in "$MQTT_REPLY"/*; do
+        case "$f" in *.err) ;; *) log "host reply $MQTT_N: ${f##*/}: $(head -c 400 "$f")" ;; esac
+    done
+}
+# retained_is SUBTOPIC EXPR: the reply has SUBTOPIC's retained message and EXPR (jget) is True.
+retained_is() {
+    local f="$MQTT_REPLY/${1//\//-}"
+    [ "$(cat "$f.rc" 2>/dev/null)" = 0 ] && [ "$(jget "$f" "$2" 2>/dev/null)" = True ]
+}
+retained_gone() { local f="$MQTT_REPLY/${1//\//-}"; [ "$(cat "$f.rc" 2>/dev/null)" = 27 ] && [ ! -s "$f" ]; }
+
 # render_expect OUT SIZE PRESENTATION REMAINING: isletctl render of a paused countdown.
 render_paused() {
     isletctl render --size "$2" --presentation "$3" --state paused --remaining "$4" --duration "$DURATION" -o "$1"
@@ -82,6 +173,8 @@ step_setup() {
     # Any system call outside the unit's filter kills the daemon for the whole run.
     mkdir -p "${DROPIN%/*}"
     printf '[Service]\nSystemCallErrorNumber=kill\n' > "$DROPIN"
+    # The guest has a NIC from here on, so the unit's lack of network is the unit's doing.
+    nic_up
     systemctl daemon-reload
     echo 'deb [trusted=yes] file:/host/repo ./' > /etc/apt/sources.list.d/systest.list
     # No fsync per file under TCG: the guest's disk is a throw-away snapshot.
@@ -127,6 +220,9 @@ step_a_install() {
     status_json /run/s.json
     check "panel present on /dev/i2c-1" [ "$(jget /run/s.json 'd["status"]["panel_present"]')" = True ]
     check "bus is /dev/i2c-1" [ "$(jget /run/s.json 'd["status"]["bus"]')" = /dev/i2c-1 ]
+    # The shipped config has no [mqtt]: the unit has no network.
+    expect_closed "$GEN_DEB"
+    check "the package's generator runs /usr/bin/isletd" grep -qx 'ISLETD=/usr/bin/isletd' "$GEN_DEB"
     force_smbus
     systemctl restart isletd
     check "active after restart with the SMBus transport" systemctl is-active --quiet isletd
@@ -450,6 +546,7 @@ step_g1_purge() {
     check "/var/lib/islet is gone" [ ! -e /var/lib/islet ]
     check "/usr/bin/isletd is gone" [ ! -e /usr/bin/isletd ]
     check "the unit is gone" [ "$(unit_prop LoadState)" = not-found ]
+    check "the generator is gone" [ ! -e "$GEN_DEB" ]
     log "user islet after purge: $(getent passwd islet || echo none); the drop-in stays: $DROPIN"
 }
 
@@ -487,9 +584,167 @@ step_g3_make_install() {
     check "/usr/local/bin/isletctl" [ -x /usr/local/bin/isletctl ]
     usermod -aG islet alice
     check "isletctl status as alice" runuser -u alice -- /usr/local/bin/isletctl status
+    expect_closed "$GEN_LOCAL"
+    check "make install's generator runs /usr/local/bin/isletd" grep -qx 'ISLETD=/usr/local/bin/isletd' "$GEN_LOCAL"
+    # A broker named by a host name: the drop-in allows the home network's ranges (its DNS server
+    # among them) and both inet families; systemd must take every entry. Only reloaded (the running
+    # daemon keeps its closed namespace), then put back.
+    local t
+    cp "$CONF" /run/conf.g3
+    python3 "$G/conf_set.py" "$CONF" mqtt url mqtt://broker.example.net >/dev/null
+    t=$(date +%s); sleep 1
+    systemctl daemon-reload
+    check "the generator wrote $NETDROPIN for a named broker" [ -f "$NETDROPIN" ]
+    cat "$NETDROPIN"
+    unit_net
+    check "PrivateNetwork=no" [ "$U_PrivateNetwork" = no ]
+    check "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6" [ "$U_families" = "AF_INET AF_INET6 AF_UNIX" ]
+    local r
+    for r in 127.0.0.0/8 ::1/128 169.254.0.0/16 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7; do
+        check "IPAddressAllow= has $r" has_word "$U_IPAddressAllow" "$r"
+    done
+    if has_word "$U_IPAddressAllow" 0.0.0.0/0 || has_word "$U_IPAddressAllow" ::/0; then
+        fail "IPAddressAllow= allows any address: $U_IPAddressAllow"
+    fi
+    journal_quiet "$t"
+    cp /run/conf.g3 "$CONF"; rm -f /run/conf.g3
+    systemctl daemon-reload
+    check "without [mqtt] again: no drop-in" [ ! -e "$NETDROPIN" ]
+    unit_net
+    check "without [mqtt] again: PrivateNetwork=yes" [ "$U_PrivateNetwork" = yes ]
     force_smbus
     systemctl restart isletd
     check "active after restart" systemctl is-active --quiet isletd
+}
+
+# [mqtt] with the host's broker: daemon-reload runs the generator, whose drop-in opens the unit
+# for the broker's address alone; a command sent from the host's side of the broker comes back
+# answered, with the activity's retained state; without [mqtt] the unit is closed again. The config
+# is put back whatever happens.
+# Closing is stop, daemon-reload, start: a reload applies the unit's new IP firewall
+# (IPAddressDeny=any, nothing allowed) to the running daemon at once, which cuts it off from the
+# broker, so after reload-then-restart its clean stop cannot say offline (the first run of this
+# step saw exactly that: the broker published the will 1.5 x keepalive later).
+j1_restore() {
+    [ -f /run/conf.j1 ] || return 0
+    systemctl stop isletd || true
+    cp /run/conf.j1 "$CONF"; rm -f /run/conf.j1 /etc/islet/mqtt.password
+    systemctl daemon-reload || true
+    systemctl start isletd || true
+    log "config restored (no [mqtt]): stop, daemon-reload, start"
+}
+mqtt_state() { status_json /run/m.json; jget /run/m.json '(d["status"].get("mqtt") or {}).get("state")'; }
+mqtt_connected() { [ "$(mqtt_state)" = connected ]; }
+step_j1_mqtt() {
+    ensure_daemon
+    [ -f /host/mqtt-password ] || fail "no broker on the host side (/host/mqtt-password is missing)"
+    isletctl reset >/dev/null 2>&1 || true
+    local before with after t0 j pid prefix k rr cid
+    # Closed as in step a (checked there): the figure to come back to.
+    before="$(security_score)"
+    log "systemd-analyze security isletd.service without [mqtt]: $before"
+    check "no network drop-in to begin with" [ ! -e "$NETDROPIN" ]
+    cp "$CONF" /run/conf.j1; cp "$CONF" /run/conf.before-j1
+    trap j1_restore EXIT
+    install -m 0640 -o root -g islet /host/mqtt-password /etc/islet/mqtt.password
+    python3 "$G/conf_set.py" "$CONF" mqtt keepalive 10 >/dev/null
+    python3 "$G/conf_set.py" "$CONF" mqtt password_file /etc/islet/mqtt.password >/dev/null
+    python3 "$G/conf_set.py" "$CONF" mqtt username islet >/dev/null
+    python3 "$G/conf_set.py" "$CONF" mqtt url "mqtt://$BROKER_IP:1883" >/dev/null
+    sed -n '/^\[mqtt\]/,/^\[/p' "$CONF"
+    check "isletd --check-config takes [mqtt]" isletd --check-config --config "$CONF"
+    j=$(date +%s); sleep 1
+    t0=$(now)
+    systemctl daemon-reload
+    log "daemon-reload (the generator) took $(secs_since "$t0") s"
+    check "the generator wrote $NETDROPIN" [ -f "$NETDROPIN" ]
+    cat "$NETDROPIN"
+    unit_net
+    check "the unit has the drop-in" has_word "$U_DropInPaths" "$NETDROPIN"
+    check "PrivateNetwork=no" [ "$U_PrivateNetwork" = no ]
+    check "RestrictAddressFamilies=AF_UNIX AF_INET (an IPv4 broker: no AF_INET6)" [ "$U_families" = "AF_INET AF_UNIX" ]
+    case "$U_IPAddressAllow" in
+        "$BROKER_IP"|"$BROKER_IP/32") log "ok: IPAddressAllow= is the broker's address alone" ;;
+        *) fail "IPAddressAllow= is '$U_IPAddressAllow', expected $BROKER_IP alone" ;;
+    esac
+    check "IPAddressDeny= still denies everything else" has_word "$U_IPAddressDeny" 0.0.0.0/0
+    systemctl restart isletd
+    t0=$(now)
+    wait_for 30 mqtt_connected || fail "MQTT is not connected 30 s after the restart: $(jget /run/m.json 'd["status"].get("mqtt")')"
+    log "connected $(secs_since "$t0") s after the restart: $(jget /run/m.json 'd["status"]["mqtt"]')"
+    journal_quiet "$j"
+    prefix="$(jget /run/m.json 'd["status"]["mqtt"]["topic_prefix"]')"
+    cid="$(jget /run/m.json 'd["status"]["mqtt"]["client_id"]')"
+    pid="$(unit_prop MainPID)"
+    log "interfaces: isletd's (pid $pid): $(netdevs "$pid")"
+    check "isletd is in the guest's network namespace" [ "$(readlink "/proc/$pid/ns/net")" = "$(readlink /proc/1/ns/net)" ]
+    with="$(security_score)"
+    log "systemd-analyze security isletd.service with [mqtt]: $with"
+    check "systemd-analyze security with [mqtt] is at most 2.0 (got $with)" at_most_2 "$with"
+    # The round trip: the host's mosquitto_rr sends start to <prefix>/command through its broker,
+    # the unit's daemon answers on <prefix>/response; the activity's state is retained.
+    t0=$(now)
+    mqtt_host "$prefix" '{"op":"start","seconds":600,"request_id":"sys1"}' "availability activity/meditation"
+    check "mosquitto_rr on the host got an answer (exit $(cat "$MQTT_REPLY/response.rc"))" [ "$(cat "$MQTT_REPLY/response.rc")" = 0 ]
+    rr="$(cat "$MQTT_REPLY/response.seconds")"
+    local ok rid
+    read -r ok rid < <(jget "$MQTT_REPLY/response" '"%s %s" % (d["ok"], d.get("request_id"))')
+    check "the answer is ok ($ok)" [ "$ok" = True ]
+    check "the answer carries request_id sys1 ($rid)" [ "$rid" = sys1 ]
+    check "<prefix>/availability is online (retained)" [ "$(cat "$MQTT_REPLY/availability")" = online ]
+    # The state is published on the transition, beside the answer: it may come a moment later.
+    k=0
+    until retained_is activity/meditation 'd["timer"] == "meditation" and d["phase"] == "running" and d["attributes"]["cycle_seconds"] == 600'; do
+        k=$((k + 1)); [ "$k" -le 3 ] || fail "<prefix>/activity/meditation does not hold the running 600 s countdown"
+        sleep 0.5; mqtt_host "$prefix" "" activity/meditation
+    done
+    log "ok: <prefix>/activity/meditation holds the running 600 s countdown (retained)"
+    status_json /run/s.json
+    local seen
+    seen="$(jget /run/s.json '[(a["timer"], a["phase"], a["attributes"]["cycle_seconds"]) for a in d["activities"]]')"
+    check "isletctl status: the one activity is meditation running a 600 s cycle ($seen)" [ "$seen" = '[["meditation", "running", 600]]' ]
+    timing "MQTT round trip: $(awk -v s="$rr" 'BEGIN { printf "%.0f", s * 1000 }') ms from the host's mosquitto_rr (connect, subscribe, publish start) to the answer from the guest's unit; the whole check, with the host's polling (every 0.5 s) and the retained reads: $(secs_since "$t0") s"
+    mqtt_host "$prefix" '{"op":"reset","request_id":"sys2"}' activity/meditation
+    check "reset through MQTT: ok" [ "$(jget "$MQTT_REPLY/response" 'd["ok"]')" = True ]
+    k=0
+    until retained_gone activity/meditation; do
+        k=$((k + 1)); [ "$k" -le 3 ] || fail "<prefix>/activity/meditation was not cleared after the reset"
+        sleep 0.5; mqtt_host "$prefix" "" activity/meditation
+    done
+    log "ok: the dismissed activity's retained message was cleared"
+    check "isletctl status: idle" is_phase idle
+    # Without [mqtt]: stop (the clean stop says offline and disconnects), daemon-reload, start.
+    trap - EXIT
+    cp /run/conf.j1 "$CONF"; rm -f /run/conf.j1 /etc/islet/mqtt.password
+    systemctl stop isletd
+    # The host's broker log is on the results share.
+    wait_for 10 grep -qF "Client $cid disconnected." "$R/mosquitto.log" \
+        || fail "the broker saw no clean DISCONNECT from $cid: $(grep -F "$cid" "$R/mosquitto.log" | tail -n 2)"
+    log "ok: the broker saw $cid disconnect cleanly"
+    mqtt_host "$prefix" "" availability
+    check "the clean stop left offline on the broker (retained)" [ "$(cat "$MQTT_REPLY/availability")" = offline ]
+    t0=$(now)
+    systemctl daemon-reload
+    log "daemon-reload took $(secs_since "$t0") s"
+    check "the drop-in is gone after daemon-reload" [ ! -e "$NETDROPIN" ]
+    systemctl start isletd
+    check "active without [mqtt]" systemctl is-active --quiet isletd
+    expect_closed "$GEN_DEB"
+    after="$(security_score)"
+    log "systemd-analyze security isletd.service after [mqtt] was removed: $after"
+    check "the exposure is back to $before (got $after)" [ "$after" = "$before" ]
+    check "the config is the one before the step" cmp -s /run/conf.before-j1 "$CONF"
+    security_note "systemd-analyze security isletd.service (the package's unit): $before without [mqtt]; $with with [mqtt] url = mqtt://$BROKER_IP:1883 (the generator's drop-in); $after once it was removed"
+}
+
+# The second boot, after make install, with a config that never had [mqtt]: the generator ran at
+# boot and left the unit closed.
+step_j2_closed_after_boot() {
+    wait_for 30 systemctl is-active --quiet isletd || fail "isletd is not active after the reboot"
+    expect_closed "$GEN_LOCAL"
+    local s; s="$(security_score)"
+    check "systemd-analyze security at most 2.0 (got $s)" at_most_2 "$s"
+    security_note "systemd-analyze security isletd.service (make install's unit, second boot, no [mqtt]): $s"
 }
 
 step_h1_before_reboot() {
@@ -610,6 +865,7 @@ if [ "$phase" = 1 ]; then
     step d3-watchdog step_d3_watchdog a-apt-install
     step e-clock-step step_e_clock a-apt-install
     step f-upgrade step_f_upgrade a-apt-install
+    step j1-mqtt step_j1_mqtt a-apt-install
     step g1-purge step_g1_purge a-apt-install
     step g2-install-rollback step_g2_install_rollback g1-purge
     step g3-make-install step_g3_make_install g1-purge
@@ -628,13 +884,16 @@ if [ "$phase" = 1 ]; then
     fi
     record SKIP h2-after-reboot 0.0 "needs h1-before-reboot, which did not pass"
     record SKIP i-late-bus 0.0 "needs the reboot"
+    record SKIP j2-closed-after-boot 0.0 "needs the reboot"
     step z-whole-run step_z_whole_run a-apt-install
 else
     load_statuses
     setup_trace
+    nic_up
     step h2-after-reboot step_h2_after_reboot h1-before-reboot
     STUB_BUS=i2c-1
     step i-late-bus step_i_late_bus h1-before-reboot
+    step j2-closed-after-boot step_j2_closed_after_boot h1-before-reboot
     step z-whole-run step_z_whole_run a-apt-install
     finish
 fi

@@ -127,6 +127,9 @@ evidence() {
     journalctl -u isletd -o short-monotonic --no-pager -n 40 2>&1 || true
     echo "---- bus trace (last 15 lines) ----"
     grep -E 'smbus_write|i2c_write|tracing_mark' "$TRACE/trace" 2>/dev/null | tail -n 15 || true
+    echo "---- the unit's network drop-in; the host's broker (mosquitto.log, last 10) ----"
+    cat /run/systemd/generator/isletd.service.d/50-mqtt-network.conf 2>&1 || true
+    tail -n 10 "$R/mosquitto.log" 2>/dev/null || true
 }
 
 # ---- the simulated hardware --------------------------------------------------------------
