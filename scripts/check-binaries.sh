@@ -17,7 +17,7 @@ for bin in "$@"; do
     if [ ! -f "$bin" ]; then echo "islet: $bin: no such file" >&2; status=1; continue; fi
     # Scripts and other non-ELF files load nothing themselves.
     if [ "$(head -c 4 "$bin" | od -An -c | tr -d ' ')" != '177ELF' ]; then continue; fi
-    # arm64 kernels run with 4 KB, 16 KB (the Pi 5's kernel_2712) or 64 KB pages, and refuse a
+    # arm64 kernels run with 4 KB, 16 KB (the Pi 5's kernel_2712) or 64 KB pages, and cannot map a
     # program whose loadable segments are aligned to less than the page: 64 KB covers them all.
     if readelf -h "$bin" 2>/dev/null | grep -q 'Machine:.*AArch64'; then
         small=""
