@@ -59,6 +59,9 @@ public struct GestureRecognizer: Hashable, Sendable {
         var raw = false
         /// Edges before this instant are bounce of the last accepted change.
         var settleAt: UInt64?
+        /// When the last change was taken: an edge stamped less than a window after it is
+        /// bounce, even when it is read after the window closed (below).
+        var takenAt: UInt64?
         var longPressAt: UInt64?
     }
 
@@ -90,6 +93,15 @@ public struct GestureRecognizer: Hashable, Sendable {
         s.raw = edge.pressed
         if let settle = s.settleAt, t < settle {
             // Bounce: remembered, judged when the window closes.
+            states[edge.button] = s
+            return out
+        }
+        if let taken = s.takenAt, edge.timestampNanoseconds < taken + settings.debounceNanoseconds {
+            // Bounce read late: its kernel timestamp is inside the window, but a slow loop turn
+            // read it after the host had advanced past the window's end (seen on an emulated
+            // arm64 guest: a resume bounced into a second toggle). Judged again a window after
+            // the edge, or at once if that has passed, so the last level still wins.
+            s.settleAt = max(t, edge.timestampNanoseconds + settings.debounceNanoseconds)
             states[edge.button] = s
             return out
         }
@@ -140,6 +152,7 @@ public struct GestureRecognizer: Hashable, Sendable {
     private func take(_ pressed: Bool, button: String, state s: inout ButtonState, at t: UInt64) -> [GestureEvent] {
         s.down = pressed
         s.settleAt = t + settings.debounceNanoseconds
+        s.takenAt = t
         let deferred = settings.pressOnRelease.contains(button)
         if pressed {
             s.longPressAt = t + settings.longPressNanoseconds

@@ -134,6 +134,30 @@ private func edgeUS(_ pressed: Bool, _ us: UInt64, _ b: String = "toggle") -> Bu
         #expect(r.feed(up(900)) == [g(.release, 900)])
     }
 
+    // The host advances to its clock after every loop turn; an edge stamped inside the window
+    // but read in a later turn (a slow CPU) is still bounce by its own timestamp.
+    @Test func bounceReadAfterTheHostPassedTheWindowIsStillBounce() {
+        var r = GestureRecognizer(settings: .init(pressOnRelease: ["toggle"]))
+        #expect(r.feed(down(0)) == [])
+        #expect(r.advance(to: ms(40)) == [])
+        // Stamped 2 and 5 ms after the press, read at 40 ms: one held press, no tap.
+        #expect(r.feed([up(2), down(5)]) == [])
+        #expect(r.advance(to: ms(90)) == [])
+        #expect(r.isHeld("toggle"))
+        #expect(r.feed(up(300)) == [g(.press, 300), g(.release, 300)])
+    }
+
+    @Test func aTapReadAfterTheWindowStillEndsUp() {
+        var r = GestureRecognizer(settings: .init(pressOnRelease: ["toggle"]))
+        _ = r.feed(down(0))
+        #expect(r.advance(to: ms(40)) == [])
+        // The release, stamped 10 ms (inside the window), read at 40 ms: the last level wins,
+        // taken when judged again (now: the window after the edge has passed).
+        #expect(r.feed(up(10)) == [])
+        #expect(r.advance(to: ms(41)) == [g(.press, 40), g(.release, 40)])
+        #expect(!r.isHeld("toggle"))
+    }
+
     @Test func deferredTapShorterThanTheWindowStillPresses() {
         var r = GestureRecognizer(settings: .init(pressOnRelease: ["toggle"]))
         #expect(r.feed([down(0), up(5)]) == [])
