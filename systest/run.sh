@@ -298,36 +298,10 @@ else
 fi
 series="$(kernel_series "$kver")"
 
-mkdir -p "$work/host/artifacts" "$work/host/repo" "$work/host/guest"
-art="$(artifacts_dir "$guest")"
-for b in isletd isletctl; do
-    if [ -f "$art/$b" ]; then cp "$art/$b" "$work/host/artifacts/"
-    elif [ -f "$art/bin/$b" ]; then cp "$art/bin/$b" "$work/host/artifacts/"
-    else die "no $b in $art (nor in $art/bin)"; fi
-done
-debs=("$art"/islet_*_"$arch".deb)
-if [ "${#debs[@]}" -lt 2 ] || [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
-    die "need two islet_*_$arch.deb files in $art (a version and a higher one), found: ${debs[*]}"
-fi
-# The lowest and the highest version.
-mapfile -t vers < <(for d in "${debs[@]}"; do dpkg-deb -f "$d" Version; done | sort -u)
-low="${vers[0]}" high="${vers[0]}"
-for v in "${vers[@]}"; do
-    dpkg --compare-versions "$v" lt "$low" && low="$v"
-    dpkg --compare-versions "$v" gt "$high" && high="$v"
-done
-[ "$low" != "$high" ] || die "the two packages have the same version $low: the upgrade needs a higher one"
-for d in "${debs[@]}"; do
-    v="$(dpkg-deb -f "$d" Version)"
-    if [ "$v" = "$low" ] || [ "$v" = "$high" ]; then cp "$d" "$work/host/repo/"; fi
-done
-say "islet $low, upgrade to $high ($(dpkg-deb -f "$work/host/repo/islet_${low}_"*.deb Depends | grep -o 'libgpiod[0-9]*[^,]*' || echo 'no libgpiod'))"
-
 # ---- 3. gpio-sim.ko (and i2c-stub.ko) for the guest kernel (cached) --------------------------
 # Built on the host from its packages for the host's release; for another release in a throw-away
-# root of that release (its headers want its compiler), of the guest's architecture (arm64: run
-# under qemu-user; that kernel lacks i2c-stub too, so build-module.sh builds it). Keyed by the
-# packages' versions.
+# root of that release (its headers want its compiler); for arm64 cross-built in such a root
+# (that kernel lacks i2c-stub too, so build-module.sh builds it). Keyed by the packages' versions.
 if [ "$kernel_from" = host ]; then
     module_key="$(hash_of "$kver" "$(pkg_version "linux-headers-$kver")" "$(pkg_version "linux-source-$series")" \
         "$here/build-module.sh" "$here/gpio-sim/Kbuild")"
@@ -361,6 +335,33 @@ image_args=("$guest" "$kver" "$moddir" "$kernel_from")
 image="$(cached "image-$label" "$image_key" "$here/build-image.sh" "${image_args[@]}")"
 hold_cached "$image"
 say "guest image ready ($(since "$t0") s; built in $(cat "$image/.build-seconds") s)"
+
+# ---- 4b. Islet's artifacts (after the module and the image, which do not depend on them: a
+# broken rig shows before a Swift build) -------------------------------------------------------
+mkdir -p "$work/host/artifacts" "$work/host/repo" "$work/host/guest"
+art="$(artifacts_dir "$guest")"
+for b in isletd isletctl; do
+    if [ -f "$art/$b" ]; then cp "$art/$b" "$work/host/artifacts/"
+    elif [ -f "$art/bin/$b" ]; then cp "$art/bin/$b" "$work/host/artifacts/"
+    else die "no $b in $art (nor in $art/bin)"; fi
+done
+debs=("$art"/islet_*_"$arch".deb)
+if [ "${#debs[@]}" -lt 2 ] || [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
+    die "need two islet_*_$arch.deb files in $art (a version and a higher one), found: ${debs[*]}"
+fi
+# The lowest and the highest version.
+mapfile -t vers < <(for d in "${debs[@]}"; do dpkg-deb -f "$d" Version; done | sort -u)
+low="${vers[0]}" high="${vers[0]}"
+for v in "${vers[@]}"; do
+    dpkg --compare-versions "$v" lt "$low" && low="$v"
+    dpkg --compare-versions "$v" gt "$high" && high="$v"
+done
+[ "$low" != "$high" ] || die "the two packages have the same version $low: the upgrade needs a higher one"
+for d in "${debs[@]}"; do
+    v="$(dpkg-deb -f "$d" Version)"
+    if [ "$v" = "$low" ] || [ "$v" = "$high" ]; then cp "$d" "$work/host/repo/"; fi
+done
+say "islet $low, upgrade to $high ($(dpkg-deb -f "$work/host/repo/islet_${low}_"*.deb Depends | grep -o 'libgpiod[0-9]*[^,]*' || echo 'no libgpiod'))"
 
 # ---- 5. The local apt repository: the two islet packages and what their Depends pull in -------
 # apt on the host answers "what would the guest install", with the guest's dpkg status in place
