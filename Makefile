@@ -14,16 +14,24 @@ BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv mosquitto mosquitto-clie
 
 BUILD_FLAGS ?=
 PREFIX ?= /usr/local
+# ARCH=arm64 on an amd64 machine: `make release`, `make deb` and `make test` cross-build in a
+# Debian trixie root with Debian's own Swift (scripts/build-in-root.sh), into dist/arm64/; the
+# arm64 programs and tests run under qemu-user. Unset, or this machine's architecture: native.
+NATIVE_ARCH := $(shell dpkg --print-architecture 2>/dev/null || uname -m)
+ARCH ?= $(NATIVE_ARCH)
+# The kernel's and uname's names for the same architectures (ARCH is often set for kernel builds).
+override ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(ARCH)))
+CROSS_SUITE ?= trixie
+CROSS_APT_PACKAGES := mmdebstrap rsync qemu-user-static binfmt-support
 
-.PHONY: all deps bench-deps deb-deps toolchain build release deb deb-trixie fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-system test-tools demo bench bench-compare bench-bound gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-system test-tools demo bench bench-compare bench-bound gallery install uninstall clean
 
 all: build
 
+# Without `swift` on PATH, Debian's own (swiftlang, trixie and later) is installed with apt; a
+# 32-bit system is told it needs a 64-bit OS (scripts/toolchain.sh).
 toolchain:
-	@command -v $(SWIFT) >/dev/null 2>&1 || { \
-	  echo "islet: the Swift toolchain is missing: '$(SWIFT)' is not a command on PATH."; \
-	  echo "       Debian packages no Swift compiler: see 'Installing the Swift toolchain' in README.md."; \
-	  exit 69; }
+	@command -v $(SWIFT) >/dev/null 2>&1 || SWIFT=$(SWIFT) bash scripts/toolchain.sh
 
 # $(call apt_ensure,PACKAGES): installs those not installed yet, with apt-get as root or through
 # sudo; says what to run when neither is possible. Installed packages cost one dpkg-query each.
@@ -54,6 +62,27 @@ build: deps
 	@set -o pipefail; $(SWIFT) build --build-tests $(BUILD_FLAGS) 2>&1 | tee .build-log.txt; \
 	if grep -q 'warning:' .build-log.txt; then echo "islet: the build printed warnings (see above); the bar is zero."; exit 1; fi
 
+DEB_APT_PACKAGES := dpkg-dev binutils
+deb-deps: deps
+	$(call apt_ensure,$(DEB_APT_PACKAGES))
+
+# The cross builds need root (mmdebstrap, chroot) and qemu-user for the other architecture.
+cross-deps:
+	@case "$(ARCH)" in arm64) ;; \
+	  armhf|armel|i386) echo "islet: ARCH=$(ARCH): Debian has no Swift for 32-bit $(ARCH); a Raspberry Pi runs Islet on the 64-bit Raspberry Pi OS (ARCH=arm64)"; exit 2 ;; \
+	  *) echo "islet: ARCH=$(ARCH): this $(NATIVE_ARCH) machine cross-builds for arm64 only"; exit 2 ;; esac
+	@[ "$(NATIVE_ARCH)" = amd64 ] || { echo "islet: cross builds are made on amd64; this is $(NATIVE_ARCH): leave ARCH unset"; exit 2; }
+	$(call apt_ensure,$(CROSS_APT_PACKAGES))
+
+# `make test` in a trixie root with Debian's own Swift (swiftlang 6.0.3), the compiler a Pi owner
+# gets from apt, at native speed: both compilers must build with zero warnings and pass.
+test-swiftlang: root-deps
+	SWIFT_FROM=debian TASK=test bash scripts/build-in-root.sh $(CROSS_SUITE)
+
+root-deps:
+	$(call apt_ensure,mmdebstrap rsync)
+
+ifeq ($(ARCH),$(NATIVE_ARCH))
 # The binaries users install: Swift runtime linked in, stripped, checked with the loader, in
 # dist/bin (scripts/release.sh). They need Debian's libraries only, never the toolchain.
 release: deps
@@ -61,12 +90,13 @@ release: deps
 
 # The same release as a Debian package, dist/islet_<version>_<arch>.deb (scripts/deb.sh);
 # DEB_VERSION=x.y.z overrides the version. Then: sudo apt install ./dist/islet_<version>_<arch>.deb
-DEB_APT_PACKAGES := dpkg-dev binutils
-deb-deps: deps
-	$(call apt_ensure,$(DEB_APT_PACKAGES))
-
 deb: deb-deps release
 	SKIP_BUILD=1 bash scripts/deb.sh
+else
+# ARCH=arm64: both in one build in the trixie root: dist/arm64/bin and dist/arm64/islet_<v>_arm64.deb.
+release deb: cross-deps
+	ARCH=$(ARCH) bash scripts/build-in-root.sh $(CROSS_SUITE)
+endif
 
 # The release and package for another Debian release, built in a root made with mmdebstrap with
 # this machine's toolchain: `make deb-trixie` for Raspberry Pi OS / Debian 13 (libgpiod 2.x), into
@@ -75,8 +105,14 @@ deb-%: deb-deps
 	$(call apt_ensure,mmdebstrap rsync)
 	bash scripts/build-in-root.sh $*
 
+ifeq ($(ARCH),$(NATIVE_ARCH))
 test: build
 	$(SWIFT) test --skip-build $(BUILD_FLAGS)
+else
+# ARCH=arm64: the whole suite built for arm64 in the trixie root, run under qemu-user.
+test: cross-deps
+	ARCH=$(ARCH) TASK=test bash scripts/build-in-root.sh $(CROSS_SUITE)
+endif
 
 # The preview draws one terminal column per pixel and two pixel rows per line, plus a border and
 # a two-line legend: 130x36 for the default 128x64 panel. A smaller terminal garbles it: say so.

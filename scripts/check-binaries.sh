@@ -3,7 +3,9 @@
 # the Swift toolchain's runtime (a RUNPATH into the toolchain), /home (hidden from the service by
 # ProtectHome=yes), or a library the loader cannot find. The dynamic loader decides, not a guess:
 # `ldd` runs it in trace mode, with the environment cleared so LD_LIBRARY_PATH cannot hide a
-# problem the service would meet.
+# problem the service would meet. The loader is the one the binary names (its PT_INTERP), run
+# with --list as ldd does: that works for another architecture's binary too (an arm64 build on
+# amd64, run by qemu-user through binfmt_misc), where ldd only knows this machine's loaders.
 #
 #   scripts/check-binaries.sh FILE...      exit 0 when every file is fit to install, 1 otherwise
 set -uo pipefail
@@ -15,8 +17,19 @@ for bin in "$@"; do
     if [ ! -f "$bin" ]; then echo "islet: $bin: no such file" >&2; status=1; continue; fi
     # Scripts and other non-ELF files load nothing themselves.
     if [ "$(head -c 4 "$bin" | od -An -c | tr -d ' ')" != '177ELF' ]; then continue; fi
-    out="$(env -i PATH=/usr/bin:/bin ldd "$bin" 2>&1)"
-    case "$out" in *"not a dynamic executable"*|*"statically linked"*) continue ;; esac
+    interp="$(readelf -l "$bin" 2>/dev/null | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]/\1/p')"
+    [ -n "$interp" ] || continue  # statically linked: it loads nothing
+    if [ ! -x "$interp" ]; then
+        echo "islet: $bin: its loader $interp is not on this system (another architecture's libc6?)" >&2
+        status=1; continue
+    fi
+    if ! out="$(env -i PATH=/usr/bin:/bin "$interp" --list "$bin" 2>&1)"; then
+        echo "islet: $bin: its loader $interp could not run it:" >&2
+        printf '    %s\n' "$out" >&2
+        [ "$(uname -m)" = x86_64 ] && [[ "$interp" == *aarch64* ]] \
+            && echo "    an arm64 binary runs here only through qemu-user: sudo apt-get install qemu-user-static binfmt-support" >&2
+        status=1; continue
+    fi
     bad=""
     while IFS= read -r line; do
         line="${line#"${line%%[![:space:]]*}"}"

@@ -6,6 +6,8 @@
 #
 # Settings (environment): DEB_VERSION=<IsletVersion.string> SKIP_BUILD=1 (use dist/bin as it is)
 # DIST=dist (dist/bin in, the .deb out) DEB_OUT=$DIST (where the .deb goes) SWIFT=swift BUILD_FLAGS=
+# DEB_ARCH=<dpkg architecture of dist/bin> (default this machine's; arm64 for the cross build, whose
+# libraries dpkg-shlibdeps then looks up among the arm64 packages, with aarch64-linux-gnu-objdump)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,7 +15,7 @@ root="$(cd "$here/.." && pwd)"
 DIST="${DIST:-$root/dist}"
 DEB_OUT="${DEB_OUT:-$DIST}"
 version="${DEB_VERSION:-$(sed -n 's/.*static let string = "\(.*\)"/\1/p' "$root/Sources/IsletProtocol/IsletVersion.swift")}"
-arch="$(dpkg --print-architecture)"
+arch="${DEB_ARCH:-$(dpkg --print-architecture)}"
 pkg="islet_${version}_${arch}"
 # useradd/groupadd (postinst) come from passwd, which is not Essential. The renderer cannot draw
 # a frame without Terminus and Unifont (packaging/debian/lintian-overrides says why Depends).
@@ -70,7 +72,7 @@ echo /etc/islet/isletd.conf > "$tree/DEBIAN/conffiles"
 # dpkg-shlibdeps wants a source package's layout to run in: give it a minimal one.
 mkdir -p "$stage/src/debian"
 printf 'Source: islet\n\nPackage: islet\nArchitecture: any\n' > "$stage/src/debian/control"
-shlibs="$(cd "$stage/src" && dpkg-shlibdeps -O "$tree/usr/bin/isletd" "$tree/usr/bin/isletctl" 2>"$stage/shlibdeps.err")" \
+shlibs="$(cd "$stage/src" && DEB_HOST_ARCH="$arch" dpkg-shlibdeps -O "$tree/usr/bin/isletd" "$tree/usr/bin/isletctl" 2>"$stage/shlibdeps.err")" \
     || { cat "$stage/shlibdeps.err" >&2; die "dpkg-shlibdeps could not work out the libraries' packages"; }
 depends="${shlibs#shlibs:Depends=}"
 [ -n "$depends" ] || die "dpkg-shlibdeps found no libraries: is dist/bin a dynamic executable?"

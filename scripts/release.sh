@@ -4,12 +4,14 @@
 # (which the service could not see anyway: ProtectHome=yes hides a swiftly install under /home).
 # Stripped copies land in dist/bin/; the loader check (scripts/check-binaries.sh) must pass.
 #
-# Settings (environment): SWIFT=swift BUILD_FLAGS= DIST=dist
+# Settings (environment): SWIFT=swift BUILD_FLAGS= DIST=dist STRIP=strip (the target's strip:
+# aarch64-linux-gnu-strip for a cross build, scripts/build-in-root.sh)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 SWIFT="${SWIFT:-swift}"
+STRIP="${STRIP:-strip}"
 DIST="${DIST:-$root/dist}"
 # shellcheck disable=SC2206  # BUILD_FLAGS is a list of words by design
 # Full RELRO (-z now): the GOT is read-only after start-up, as Debian's hardening flags make it.
@@ -31,7 +33,7 @@ mkdir -p "$DIST/bin"
 for b in isletd isletctl; do
     # Copy, then strip the copy: .build keeps its symbols for benchmarks and backtraces.
     install -m 0755 "$bin/$b" "$DIST/bin/$b.tmp"
-    strip --strip-unneeded "$DIST/bin/$b.tmp"
+    "$STRIP" --strip-unneeded "$DIST/bin/$b.tmp"
     mv -f "$DIST/bin/$b.tmp" "$DIST/bin/$b"
 done
 bash "$here/check-binaries.sh" "$DIST/bin/isletd" "$DIST/bin/isletctl"

@@ -264,8 +264,19 @@ extension ControlResponse {
 
 func errorCode(_ o: [String: Any]?) -> String? { (o?["error"] as? [String: Any])?["code"] as? String }
 
-/// Debian's libfaketime preload library for this machine's architecture, if installed.
+/// Debian's libfaketime preload library for the architecture these tests were built for, if
+/// installed. A multiarch root may hold another architecture's copy too (the arm64 test run's
+/// root has both), which the loader would refuse to preload into our binaries.
 func faketimeLibrary() -> String? {
+    #if arch(arm64)
+    let triple = "aarch64-linux-gnu"
+    #elseif arch(x86_64)
+    let triple = "x86_64-linux-gnu"
+    #else
+    let triple = ""
+    #endif
+    let own = "/usr/lib/\(triple)/faketime/libfaketime.so.1"
+    if !triple.isEmpty { return FileManager.default.fileExists(atPath: own) ? own : nil }
     let dirs = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib")) ?? []
     return dirs.map { "/usr/lib/\($0)/faketime/libfaketime.so.1" }.first { FileManager.default.fileExists(atPath: $0) }
 }
