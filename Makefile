@@ -232,7 +232,7 @@ soak: release
 # trixie guest under qemu-system-aarch64 (the arm64 package, cross-built).
 test-system: deb-deps
 	$(call apt_ensure,mmdebstrap rsync)
-	bash systest/run.sh $(if $(ARCH),--arch $(ARCH)) $(SYSTEST_ARGS)
+	bash systest/run.sh --arch $(ARCH) $(SYSTEST_ARGS)
 
 clean:
 	rm -rf .build .build-log.txt dist

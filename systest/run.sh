@@ -113,21 +113,24 @@ host_packages() {
 # the headers' modpost in an arm64 root): binfmt_misc mounted, qemu-aarch64 enabled, and a static
 # arm64 busybox (from the guest release's busybox-static, kept in the cache) must run.
 binfmt_arm64() {
-    local bf=/proc/sys/fs/binfmt_misc d="$SYSTEST_CACHE/binfmt-check" v
+    local bf=/proc/sys/fs/binfmt_misc d="$SYSTEST_CACHE/binfmt-check" v bb
     mountpoint -q "$bf" || mount -t binfmt_misc binfmt_misc "$bf" \
         || die "binfmt_misc is not mounted on $bf and mounting it failed: arm64 programs cannot run on this host"
     [ "$(head -n1 "$bf/qemu-aarch64" 2>/dev/null)" = enabled ] || update-binfmts --enable qemu-aarch64 \
         || die "update-binfmts --enable qemu-aarch64 failed (qemu-user-static's binfmt entry): arm64 programs cannot run on this host"
     v="$(suite_candidate busybox-static | cut -d' ' -f2)"
     [ -n "$v" ] || die "no busybox-static in $SUITE_ARCH's package lists, for the binfmt check"
-    if [ ! -x "$d/$v/bin/busybox" ]; then
+    v="${v//[^A-Za-z0-9.+~-]/_}"
+    bb="$d/$v/usr/bin/busybox"
+    if [ ! -x "$bb" ]; then
         rm -rf "$d"; mkdir -p "$d/dl"
         (cd "$d/dl" && apt-get "${SUITE_APT[@]}" -q download busybox-static >&2) || die "apt-get download busybox-static (arm64) failed"
         dpkg-deb -x "$d"/dl/busybox-static_*.deb "$d/$v" || die "cannot unpack busybox-static (arm64)"
         rm -rf "$d/dl"
+        [ -x "$bb" ] || die "busybox-static (arm64) has no /usr/bin/busybox"
     fi
-    [ "$("$d/$v/bin/busybox" uname -m 2>/dev/null)" = aarch64 ] \
-        || die "an arm64 binary ($d/$v/bin/busybox) does not run here: check binfmt_misc ($bf/qemu-aarch64) and qemu-user-static"
+    [ "$("$bb" uname -m 2>/dev/null)" = aarch64 ] \
+        || die "an arm64 binary ($bb) does not run here: check binfmt_misc ($bf/qemu-aarch64) and qemu-user-static"
 }
 # kernel_series KVER: 6.1 for 6.1.0-57-amd64, 6.12 for 6.12.117+deb13-amd64 (linux-source-SERIES).
 kernel_series() { sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<< "$1"; }
@@ -170,8 +173,6 @@ build_artifacts() {
     if [ "$arch" = arm64 ]; then
         # Cross-compiled in a trixie root (trixie's swiftlang and its aarch64 sysroot): arm64
         # binaries, and both packages from them.
-        grep -q 'ARCH' "$root/scripts/build-in-root.sh" \
-            || die "scripts/build-in-root.sh cannot build for arm64 yet (no ARCH): give prebuilt arm64 artifacts with ISLET_ARTIFACTS=DIR"
         say "building the release and the packages for $g arm64: ARCH=arm64 scripts/build-in-root.sh $g"
         ARCH=arm64 DEB_EXTRA_SUFFIX=+systest bash "$root/scripts/build-in-root.sh" "$g" "$out" >&2 \
             || die "ARCH=arm64 scripts/build-in-root.sh $g failed (above)"
