@@ -188,7 +188,7 @@ step_setup() {
     check "the package is for $GUEST_ARCH" [ "$(dpkg-deb -f /host/repo/islet_"${ISLET_LOW}"_*.deb Architecture)" = "$GUEST_ARCH" ]
     setup_trace
     setup_gpio_sim
-    log "gpio-sim's chip: /dev/$(gpio_chip); all chips: $(cd /sys/bus/gpio/devices 2>/dev/null && for c in gpiochip*; do printf '%s=%s; ' "$c" "$(cat "$c/label" 2>/dev/null || echo '?')"; done)"
+    log "gpio-sim's chip: /dev/$(gpio_chip); all chips: $(for c in /sys/bus/gpio/devices/gpiochip*; do printf '%s (%s); ' "${c##*/}" "$(basename "$(dirname "$(readlink -f "$c")")")"; done)"
     load_i2c_stub
     STUB_BUS="$(stub_bus)" || fail "i2c-stub registered no adapter"
     echo "$STUB_BUS" > "$STUB_BUS_FILE"
