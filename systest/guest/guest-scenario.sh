@@ -313,7 +313,7 @@ EOF
     log "decoded frame = isletctl render (0 of $(( ${size%x*} * ${size#*x} )) pixels differ)"
     # First frame: from the start request (trace_marker) to the first SMBus write after it, both
     # timestamped by the kernel. Idle before it, so that write is the new frame's.
-    python3 "$G/trace_latency.py" "$R/b-decoded.trace" --marker "systest: start request" > "$R/b-first-frame.json" \
+    python3 "$G/trace_latency.py" "$R/b-decoded.trace" --bus "${STUB_BUS#i2c-}" --marker "systest: start request" > "$R/b-first-frame.json" \
         || fail "no bus write after the start request"
     cat "$R/b-first-frame.json"
     check "no bus write in the 0.5 s before the start request (idle)" [ "$(jget "$R/b-first-frame.json" 'd["writes_before"]')" = 0 ]
@@ -404,7 +404,7 @@ step_c_buttons() {
     wait_for 3 is_phase running || fail "a second short press of toggle did not resume"
     expect_changes 2 1 "short toggle press resumed"
     cp "$TRACE/trace" "$R/c-press.trace"
-    python3 "$G/trace_latency.py" "$R/c-press.trace" --marker "systest: GPIO17 closes" --marker "systest: GPIO17 opens" \
+    python3 "$G/trace_latency.py" "$R/c-press.trace" --bus "${STUB_BUS#i2c-}" --marker "systest: GPIO17 closes" --marker "systest: GPIO17 opens" \
         --edges /run/press-resume.json > "$R/c-press-to-bus.json" || fail "the resume press made no bus write"
     cat "$R/c-press-to-bus.json"
     check "no bus write in the 0.5 s before the press (paused)" [ "$(jget "$R/c-press-to-bus.json" 'd["writes_before"]')" = 0 ]
