@@ -59,7 +59,7 @@ bench-deps: deps
 
 # Builds everything, test bundles included, and fails on any compiler warning: the bar is zero.
 build: deps
-	@set -o pipefail; $(SWIFT) build --build-tests $(BUILD_FLAGS) 2>&1 | tee .build-log.txt; \
+	@set -o pipefail; $(SWIFT) build --build-tests $(BUILD_FLAGS) 2>&1 | tee .build-log.txt || { echo "islet: the build failed (above)"; exit 1; }; \
 	if grep -q 'warning:' .build-log.txt; then echo "islet: the build printed warnings (see above); the bar is zero."; exit 1; fi
 
 DEB_APT_PACKAGES := dpkg-dev binutils

@@ -13,7 +13,7 @@ command -v "$SWIFT" >/dev/null 2>&1 && exit 0
 
 arch="$(dpkg --print-architecture 2>/dev/null || uname -m)"
 case "$arch" in
-    armhf|armel|i386|arm*|i?86)
+    armhf|armel|i386|armv[4-7]*|i[3-6]86)  # dpkg's names, or uname -m's without dpkg
         die "this is a 32-bit system ($arch, $(getconf LONG_BIT 2>/dev/null || echo '?')-bit). Islet needs a 64-bit OS: on a Raspberry Pi 3, 4, 5 or Zero 2 W install the 64-bit Raspberry Pi OS (arm64), then make again. Debian has no Swift for $arch." ;;
 esac
 [ "$SWIFT" = swift ] || die "SWIFT=$SWIFT is not a command: give the path of a Swift 6 toolchain's swift"

@@ -75,6 +75,11 @@ public struct I2CError: Error, Sendable, Hashable, CustomStringConvertible {
         case .inappropriateIOCTLForDevice:
             return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code,
                             hint: "\(device) is not an I²C adapter (it refuses I2C_FUNCS): give the bus device, e.g. /dev/i2c-1 (`ls /dev/i2c-*`, `i2cdetect -l`)")
+        case .functionNotImplemented:
+            // No kernel answers an ioctl with ENOSYS; qemu-user does for the I²C ioctls it does
+            // not translate (an arm64 build run on a desktop through binfmt_misc).
+            return I2CError(kind: .noSuchBus, device: device, address: nil, errno: code,
+                            hint: "the I²C ioctls are not implemented here (I2C_FUNCS answers ENOSYS): is this an emulator such as qemu-user, which does not pass them to the kernel? Run on the board itself, or use the mock bus (--bus mock)")
         case .permissionDenied, .notPermitted:
             return I2CError(kind: .permissionDenied, device: device, address: nil, errno: code,
                             hint: "permission denied on \(device): add the user to the `i2c` group (`sudo usermod -aG i2c $USER`, then log in again) or run the service with SupplementaryGroups=i2c")

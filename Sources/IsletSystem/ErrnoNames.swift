@@ -18,6 +18,7 @@ extension Errno {
     public static let noSuchDevice = Errno(ENODEV)
     public static let invalidArgument = Errno(EINVAL)
     public static let inappropriateIOCTLForDevice = Errno(ENOTTY)
+    public static let functionNotImplemented = Errno(ENOSYS)
     public static let fileTooLarge = Errno(EFBIG)
     public static let brokenPipe = Errno(EPIPE)
     public static let fileNameTooLong = Errno(ENAMETOOLONG)

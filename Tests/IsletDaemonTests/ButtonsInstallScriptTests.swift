@@ -170,3 +170,40 @@ private struct Stage {
         #expect(contents(s.log)?.contains("+ install -m 0755") == true)
     }
 }
+
+/// scripts/toolchain.sh, make's first step when `swift` is missing, on systems this machine is
+/// not: stand-in `dpkg`, `apt-cache` and `getconf` on a PATH that has no Swift.
+@Suite(.offPool) struct ToolchainScriptTests {
+    /// Runs the script with only `bin` (stand-ins written there) on PATH.
+    func run(_ tools: [String: String]) -> RunResult {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        for (name, body) in tools {
+            let path = dir + "/" + name
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o755)
+            let text = "#!/bin/sh\n" + body + "\n"
+            _ = text.withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        return runProgram("/bin/bash", [repoRoot + "/scripts/toolchain.sh"], env: ["PATH": dir, "SWIFT": "swift"])
+    }
+
+    @Test("a 32-bit Raspberry Pi OS is told to install the 64-bit one, not offered a compiler")
+    func thirtyTwoBitIsRefusedClearly() {
+        let r = run(["dpkg": "echo armhf", "getconf": "echo 32", "apt-cache": "echo 'Candidate: 6.0.3-2'"])
+        #expect(r.status == 69)
+        #expect(r.err.contains("32-bit system (armhf, 32-bit)"))
+        #expect(r.err.contains("64-bit Raspberry Pi OS (arm64)"))
+        #expect(!r.err.contains("installing"))
+    }
+
+    @Test("where apt has no swiftlang (bookworm) it points to the README, and installs nothing")
+    func noSwiftlangPointsToTheReadme() {
+        // id answers root so the script would try `apt-get update` (missing here: it must not matter).
+        let r = run(["dpkg": "echo arm64", "apt-cache": "echo 'swiftlang:'; echo '  Candidate: (none)'", "id": "echo 0",
+                     "sed": "/bin/sed \"$@\""])
+        #expect(r.status == 69)
+        #expect(r.err.contains("no swiftlang"))
+        #expect(r.err.contains("Installing the Swift toolchain"))
+    }
+}
