@@ -73,6 +73,13 @@ cached() {
         trap - EXIT
         say "built $name in $(cat "$final/.build-seconds") s"
         for old in "$SYSTEST_CACHE/$name"-*; do
+            # Only NAME-<key>: image-trixie-* also matches image-trixie-arm64-<key>, another
+            # guest's entry, which must stay.
+            case "${old#"$SYSTEST_CACHE/$name-"}" in
+                ????????????????) ;;
+                *) continue ;;
+            esac
+            case "${old#"$SYSTEST_CACHE/$name-"}" in *[!0-9a-f]*) continue ;; esac
             [ "$old" = "$final" ] || [ ! -d "$old" ] || remove_unused "$old"
         done
     ) || exit 1
