@@ -22,8 +22,9 @@
 #               disk) or reset (systemctl reboot inside one qemu run); see docs/SYSTEM-TEST.md
 #
 # Environment: ISLET_ARTIFACTS=DIR (one guest only) or ISLET_ARTIFACTS_<SUITE>=DIR (e.g.
-# ISLET_ARTIFACTS_TRIXIE) uses DIR's isletd, isletctl and two islet_<version>_<arch>.deb (the
-# higher version is the upgrade) instead of building them: `make -C <root> release deb` for the
+# ISLET_ARTIFACTS_TRIXIE; ISLET_ARTIFACTS_TRIXIE_ARM64 for arm64) uses DIR's isletd, isletctl and
+# two islet_<version>_<arch>.deb (the higher version is the upgrade) instead of building them:
+# `make -C <root> release deb` for the
 # host's own Debian release, scripts/build-in-root.sh SUITE for another (trixie: libgpiod 2.x;
 # for arm64 ARCH=arm64 scripts/build-in-root.sh trixie, cross-compiled);
 # ISLET_SYSTEST_CACHE=DIR caches the modules and the images there (default
@@ -54,7 +55,7 @@ while [ $# -gt 0 ]; do
         --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
         --smp) smp="${2:?--smp needs a number}"; shift 2 ;;
         --reboot) reboot_mode="${2:?--reboot needs powercycle or reset}"; shift 2 ;;
-        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument $1 (see systest/run.sh --help)" ;;
     esac
 done
