@@ -55,7 +55,7 @@ while [ $# -gt 0 ]; do
         --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
         --smp) smp="${2:?--smp needs a number}"; shift 2 ;;
         --reboot) reboot_mode="${2:?--reboot needs powercycle or reset}"; shift 2 ;;
-        -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument $1 (see systest/run.sh --help)" ;;
     esac
 done
