@@ -33,23 +33,33 @@ bash "$here/check-binaries.sh" "$DIST/bin/isletd" "$DIST/bin/isletctl" || die "d
 stage="$(mktemp -d "${TMPDIR:-/tmp}/islet-deb.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
 tree="$stage/$pkg"
+# Where the unit, its generator and the udev rule go: /usr/lib from Debian 13 on, whose dpkg and
+# lintian refuse files under the /lib alias of a merged /usr (lintian's aliased-location error;
+# DEP 17), and /lib for Debian 12, whose own packages still ship there (both name one folder on a
+# merged /usr). Read off the system the package is built on, as its libraries are: DEB_LIBDIR
+# overrides (lib or usr/lib).
+if [ -z "${DEB_LIBDIR:-}" ]; then
+    release="$(. /etc/os-release 2>/dev/null && echo "${VERSION_ID:-}")"
+    if [ -n "$release" ] && [ "${release%%.*}" -lt 13 ] 2>/dev/null; then DEB_LIBDIR=lib; else DEB_LIBDIR=usr/lib; fi
+fi
+case "$DEB_LIBDIR" in lib|usr/lib) ;; *) die "DEB_LIBDIR=$DEB_LIBDIR: lib or usr/lib" ;; esac
+L="$DEB_LIBDIR"
 d() { install -d -m 0755 "$tree/$1"; }
-d DEBIAN; d usr/bin; d lib/systemd/system; d lib/systemd/system-generators; d etc/islet; d lib/udev/rules.d; d usr/lib/modules-load.d
+d DEBIAN; d usr/bin; d "$L/systemd/system"; d "$L/systemd/system-generators"; d etc/islet; d "$L/udev/rules.d"; d usr/lib/modules-load.d
 d usr/share/doc/islet; d usr/share/lintian/overrides; d usr/share/man/man1; d usr/share/man/man8
 
 install -m 0755 "$DIST/bin/isletd" "$DIST/bin/isletctl" "$tree/usr/bin/"
 sed 's|/usr/local/bin/|/usr/bin/|g; s|Installed by `sudo make install` (scripts/install.sh)|Installed by the islet package|' \
-    "$root/systemd/isletd.service" > "$tree/lib/systemd/system/isletd.service"
-chmod 0644 "$tree/lib/systemd/system/isletd.service"
+    "$root/systemd/isletd.service" > "$tree/$L/systemd/system/isletd.service"
+chmod 0644 "$tree/$L/systemd/system/isletd.service"
 # The generator that opens the unit's network for [mqtt] (at boot and every daemon-reload), beside
-# the unit: bookworm's systemd looks in /lib/systemd/system-generators (the same folder as
-# /usr/lib/systemd/system-generators on a merged /usr, which trixie's systemd reads).
+# the unit (systemd reads both /lib/systemd/system-generators and /usr/lib/systemd/system-generators).
 sed 's|/usr/local/bin/|/usr/bin/|g' "$root/systemd/isletd-network-generator" \
-    > "$tree/lib/systemd/system-generators/isletd-network-generator"
-chmod 0755 "$tree/lib/systemd/system-generators/isletd-network-generator"
+    > "$tree/$L/systemd/system-generators/isletd-network-generator"
+chmod 0755 "$tree/$L/systemd/system-generators/isletd-network-generator"
 # The config is the package's conffile: dpkg keeps a user's edits across upgrades and asks.
 install -m 0644 "$root/isletd.conf.example" "$tree/etc/islet/isletd.conf"
-install -m 0644 "$root/Hardware/udev/60-islet-gpio.rules" "$tree/lib/udev/rules.d/60-islet-gpio.rules"
+install -m 0644 "$root/Hardware/udev/60-islet-gpio.rules" "$tree/$L/udev/rules.d/60-islet-gpio.rules"
 printf '# Islet: /dev/i2c-N for the panel\ni2c-dev\n' > "$tree/usr/lib/modules-load.d/islet-i2c.conf"
 chmod 0644 "$tree/usr/lib/modules-load.d/islet-i2c.conf"
 install -m 0644 "$root/packaging/debian/copyright" "$tree/usr/share/doc/islet/copyright"

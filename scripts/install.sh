@@ -28,7 +28,7 @@ if [ "$DRY_RUN" != 1 ] && [ -z "$DESTDIR" ] && [ "$(id -u)" != 0 ]; then
     die "installing needs root: run 'sudo make install' (or DRY_RUN=1 make install to see the steps)"
 fi
 
-# A Debian package of Islet owns /usr/bin/isletd and /lib/systemd/system/isletd.service; a second
+# A Debian package of Islet owns /usr/bin/isletd and (/usr)/lib/systemd/system/isletd.service; a second
 # copy here would hide its unit. One way at a time.
 if dpkg-query -W -f='${Status}' islet 2>/dev/null | grep -q 'install ok installed'; then
     die "the islet Debian package is installed: upgrade it with apt, or 'sudo apt remove islet' before make install"

@@ -12,8 +12,11 @@ enum Repo {
         parts.removeLast(3)   // Tests/IsletDaemonTests/DaemonHarness.swift
         return parts.joined(separator: "/")
     }()
-    static var isletd: String { root + "/.build/debug/isletd" }
-    static var isletctl: String { root + "/.build/debug/isletctl" }
+    /// The programs under test: this build's, or those in ISLET_TEST_BIN (the arm64 run points
+    /// it at the stripped release binaries it packages, so the scenarios test what ships).
+    static var binaries: String { ProcessInfo.processInfo.environment["ISLET_TEST_BIN"] ?? root + "/.build/debug" }
+    static var isletd: String { binaries + "/isletd" }
+    static var isletctl: String { binaries + "/isletctl" }
 }
 
 struct HarnessError: Error, CustomStringConvertible {

@@ -20,7 +20,7 @@ struct SystemdUnitTests {
     func stagedUnit() throws -> String {
         let dir = makeTempDir()   // removed by the caller (removeTree of the path's directory)
         let text = try String(contentsOfFile: unitPath, encoding: .utf8)
-            .replacingOccurrences(of: "/usr/local/bin/", with: Repo.root + "/.build/debug/")
+            .replacingOccurrences(of: "/usr/local/bin/", with: Repo.binaries + "/")
         let path = dir + "/isletd.service"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
