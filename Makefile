@@ -5,9 +5,10 @@ export SWIFT_BACKTRACE := enable=no
 
 # Debian packages the build, the tests and the demo need: pkg-config and the C libraries (the
 # system-library targets), the fonts the renderer loads (fonts-terminus-otb: a test of the OTB
-# fallback), libfaketime (clock-step tests) and systemd (systemd-analyze checks the unit).
+# fallback), libfaketime (clock-step tests), systemd (systemd-analyze checks the unit) and procps
+# (the unit's /bin/kill, which systemd-analyze checks is there; a minimal Debian lacks it).
 APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev libmosquitto-dev \
-                xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd
+                xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd procps
 # The benchmarks also need a C compiler (the allocation counter), valgrind (instruction counts)
 # and Python with venv (luma.oled for bench-compare).
 BENCH_APT_PACKAGES := gcc valgrind python3 python3-venv mosquitto mosquitto-clients
@@ -74,10 +75,11 @@ cross-deps:
 	@[ "$(NATIVE_ARCH)" = amd64 ] || { echo "islet: cross builds are made on amd64; this is $(NATIVE_ARCH): leave ARCH unset"; exit 2; }
 	$(call apt_ensure,$(CROSS_APT_PACKAGES))
 
-# `make test` in a trixie root with Debian's own Swift (swiftlang 6.0.3), the compiler a Pi owner
-# gets from apt, at native speed: both compilers must build with zero warnings and pass.
+# `make test` on a fresh minimal trixie root (mmdebstrap), from nothing: it installs Debian's own
+# Swift (swiftlang 6.0.3, the compiler a Pi owner gets from apt) and the libraries itself, builds
+# with zero warnings and passes, at native speed (scripts/test-fresh.sh). Needs root.
 test-swiftlang: root-deps
-	SWIFT_FROM=debian TASK=test bash scripts/build-in-root.sh $(CROSS_SUITE)
+	bash scripts/test-fresh.sh $(CROSS_SUITE)
 
 root-deps:
 	$(call apt_ensure,mmdebstrap rsync)

@@ -17,6 +17,18 @@ for bin in "$@"; do
     if [ ! -f "$bin" ]; then echo "islet: $bin: no such file" >&2; status=1; continue; fi
     # Scripts and other non-ELF files load nothing themselves.
     if [ "$(head -c 4 "$bin" | od -An -c | tr -d ' ')" != '177ELF' ]; then continue; fi
+    # arm64 kernels run with 4 KB, 16 KB (the Pi 5's kernel_2712) or 64 KB pages, and cannot map a
+    # program whose loadable segments are aligned to less than the page: 64 KB covers them all.
+    if readelf -h "$bin" 2>/dev/null | grep -q 'Machine:.*AArch64'; then
+        small=""
+        while read -r type rest; do  # the alignment is the line's last field (the flags vary)
+            [ "$type" = LOAD ] && [ $((${rest##* })) -lt 65536 ] && { small="${rest##* }"; break; }
+        done < <(readelf -lW "$bin")
+        if [ -n "$small" ]; then
+            echo "islet: $bin: a loadable segment is aligned to $small, less than 64 KB: a 16 KB-page kernel (the Pi 5's) could not map it" >&2
+            status=1; continue
+        fi
+    fi
     interp="$(readelf -l "$bin" 2>/dev/null | sed -n 's/.*\[Requesting program interpreter: \(.*\)\]/\1/p')"
     [ -n "$interp" ] || continue  # statically linked: it loads nothing
     if [ ! -x "$interp" ]; then
