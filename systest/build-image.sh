@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # Builds the guest: a minimal Debian ext4 image (systemd as PID 1, udev, kmod, apt, python3 for
-# the scenario's JSON and the trace decoder) with the guest kernel's modules and gpio-sim.ko,
-# and an initrd made inside it for that kernel.
-#   build-image.sh SUITE KVER MODULE_DIR KERNEL_FROM OUTDIR
+# the scenario's JSON and the trace decoder) with the guest kernel's modules and the simulated
+# devices' (MODULE_DIR/*.ko: gpio-sim.ko, and i2c-stub.ko where the kernel lacks it), and an
+# initrd made inside it for that kernel.
+#   build-image.sh SUITE KVER MODULE_DIR KERNEL_FROM [ARCH] OUTDIR
 # KERNEL_FROM: "host" copies the kernel (vmlinuz, modules) from the host's installed
 # linux-image-KVER (the host runs SUITE); "image" installs linux-image-KVER from SUITE's
-# repository into the image and boots that (a guest of another Debian release).
+# repository into the image and boots that (a guest of another Debian release or architecture).
+# ARCH: the image's Debian architecture when it is not the host's (arm64: mmdebstrap
+# --architectures=arm64, its maintainer scripts run under qemu-user through binfmt_misc).
 # OUTDIR gets vmlinuz, initrd.img, rootfs.img, dpkg-status (what the image has installed, for the
 # dependency closure of the Islet package) and packages.txt.
 # Islet's runtime libraries must NOT be in the image: they have to come with the .deb's Depends.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-suite="$1" kver="$2" moddir="$3" kernel_from="$4" out="$5"
+suite="$1" kver="$2" moddir="$3" kernel_from="$4" arch="" out="$5"
+if [ $# -ge 6 ]; then arch="$5" out="$6"; fi
+archopt=()
+[ -z "$arch" ] || archopt=(--architectures="$arch")
+[ -z "$arch" ] || [ "$kernel_from" = image ] || { echo "an image of another architecture ($arch) boots its own kernel: KERNEL_FROM image" >&2; exit 1; }
 
 # What the guest needs, beyond minbase (dpkg, apt and the essential set).
 INCLUDE=systemd,systemd-sysv,udev,kmod,dbus,initramfs-tools,python3,make,procps,passwd
@@ -29,7 +36,7 @@ root="$out/root"
 mkdir -p "$root"
 # MODULES=list from the start (conf.d overrides initramfs.conf), so the kernel package's own
 # initrd, made while it installs, is small and quick; the customize hook makes the real one.
-mmdebstrap --mode=root --variant=minbase --include="$include" \
+mmdebstrap --mode=root --variant=minbase "${archopt[@]}" --include="$include" \
     --aptopt='Acquire::Languages "none"' \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \

@@ -2,7 +2,8 @@
 # mmdebstrap customize hook of build-image.sh:
 #   image-customize.sh CHROOT KVER MODULE_DIR GUEST_DIR KERNEL_FROM
 # The guest kernel's modules (KERNEL_FROM=host: copied from the host's linux-image package;
-# image: the image's own linux-image package) and gpio-sim.ko, an initrd with exactly the modules
+# image: the image's own linux-image package) and the simulated devices' modules (MODULE_DIR/*.ko:
+# gpio-sim, and i2c-stub where the kernel lacks it), an initrd with exactly the modules
 # needed to mount the root, the scenario's boot unit, and no apt source (the scenario adds its
 # local repository).
 set -euo pipefail
@@ -15,7 +16,10 @@ if [ "$kernel_from" = host ]; then
     cp "/boot/config-$kver" "/boot/System.map-$kver" "$r/boot/"
 fi
 [ -f "$r/boot/vmlinuz-$kver" ] || [ "$kernel_from" = host ] || { echo "the image has no /boot/vmlinuz-$kver" >&2; exit 1; }
-install -D -m 0644 "$moddir/gpio-sim.ko" "$r/lib/modules/$kver/updates/gpio-sim.ko"
+[ -f "$moddir/gpio-sim.ko" ] || { echo "no gpio-sim.ko in $moddir" >&2; exit 1; }
+for ko in "$moddir"/*.ko; do
+    install -D -m 0644 "$ko" "$r/lib/modules/$kver/updates/${ko##*/}"
+done
 chroot "$r" depmod "$kver"
 
 # initrd: MODULES=list, so nothing depends on the machine that builds it.

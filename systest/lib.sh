@@ -73,6 +73,13 @@ cached() {
         trap - EXIT
         say "built $name in $(cat "$final/.build-seconds") s"
         for old in "$SYSTEST_CACHE/$name"-*; do
+            # Only NAME-<key>: image-trixie-* also matches image-trixie-arm64-<key>, another
+            # guest's entry, which must stay.
+            case "${old#"$SYSTEST_CACHE/$name-"}" in
+                ????????????????) ;;
+                *) continue ;;
+            esac
+            case "${old#"$SYSTEST_CACHE/$name-"}" in *[!0-9a-f]*) continue ;; esac
             [ "$old" = "$final" ] || [ ! -d "$old" ] || remove_unused "$old"
         done
     ) || exit 1
@@ -106,29 +113,39 @@ guest_kernel() {
 # The Debian release the host runs (its guest gets the host's kernel packages; any other
 # release's come from that release's repository).
 HOST_SUITE="$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")"
+# The host's Debian architecture (amd64): a guest of another (arm64) gets everything from its
+# release's repository, as a guest of another release does.
+HOST_ARCH="$(dpkg --print-architecture)"
+SUITE_ARCH="$HOST_ARCH"
 
-# suite_apt SUITE: sets SUITE_APT, the options that make apt-get and apt-cache answer from
-# SUITE's main archive: nothing for the host's own release; for another release an apt state of
-# its own in $SYSTEST_CACHE/apt-SUITE (sources, lists, cache), signed by Debian's keyring, updated
-# when missing or older than a day (ISLET_SYSTEST_APT_UPDATE=1: now), under a lock.
+# suite_apt SUITE [ARCH]: sets SUITE_APT, the options that make apt-get and apt-cache answer from
+# SUITE's main archive for ARCH (default the host's, amd64): nothing for the host's own release
+# and architecture; otherwise an apt state of its own in $SYSTEST_CACHE/apt-SUITE (apt-SUITE-ARCH
+# for another architecture: its lists, and apt's native architecture, are ARCH's), signed by
+# Debian's keyring, updated when missing or older than a day (ISLET_SYSTEST_APT_UPDATE=1: now),
+# under a lock.
 suite_apt() {
-    local suite="$1" d
+    local suite="$1" arch="${2:-$HOST_ARCH}" d archopt=""
     SUITE_APT=()
-    [ "$suite" = "$HOST_SUITE" ] && return 0
+    SUITE_ARCH="$arch"
+    [ "$suite" = "$HOST_SUITE" ] && [ "$arch" = "$HOST_ARCH" ] && return 0
     d="$SYSTEST_CACHE/apt-$suite"
+    if [ "$arch" != "$HOST_ARCH" ]; then d="$d-$arch" archopt="arch=$arch "; fi
     mkdir -p "$d/state/lists/partial" "$d/cache/archives/partial" "$d/etc/sources.list.d" "$d/etc/preferences.d"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+    echo "deb [${archopt}signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
         > "$d/etc/sources.list"
     SUITE_APT=(-o "Dir::Etc::SourceList=$d/etc/sources.list" -o "Dir::Etc::SourceParts=$d/etc/sources.list.d"
                -o "Dir::Etc::Preferences=$d/etc/preferences" -o "Dir::Etc::PreferencesParts=$d/etc/preferences.d"
                -o "Dir::State=$d/state" -o "Dir::Cache=$d/cache" -o Acquire::Languages=none
                -o APT::Sandbox::User=root)
+    # Another architecture: apt takes it as native (the guest's dpkg status, its downloads).
+    [ "$arch" = "$HOST_ARCH" ] || SUITE_APT+=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch")
     (
         exec 9>"$d.lock"; flock 9
         if [ "${ISLET_SYSTEST_APT_UPDATE:-0}" = 1 ] || [ ! -f "$d/updated" ] \
            || [ -n "$(find "$d/updated" -mmin +1440)" ]; then
-            say "apt-get update for $suite (lists in $d)"
-            apt-get "${SUITE_APT[@]}" -q update >&2 || die "apt-get update for $suite failed"
+            say "apt-get update for $suite ($arch; lists in $d)"
+            apt-get "${SUITE_APT[@]}" -q update >&2 || die "apt-get update for $suite ($arch) failed"
             touch "$d/updated"
         fi
     ) || exit 1
@@ -143,9 +160,9 @@ suite_candidate() {
     done
 }
 
-# suite_kernel: the version string (uname -r) of the kernel that linux-image-amd64 depends on in
-# the release of SUITE_APT.
+# suite_kernel: the version string (uname -r) of the kernel that linux-image-ARCH depends on in
+# the release and architecture of SUITE_APT (e.g. 6.12.117+deb13-arm64).
 suite_kernel() {
-    apt-cache "${SUITE_APT[@]}" show --no-all-versions linux-image-amd64 2>/dev/null \
+    apt-cache "${SUITE_APT[@]}" show --no-all-versions "linux-image-${SUITE_ARCH:-$HOST_ARCH}" 2>/dev/null \
         | sed -n 's/^Depends: //p' | grep -o 'linux-image-[0-9][^ ,]*' | head -n1 | sed 's/^linux-image-//'
 }

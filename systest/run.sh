@@ -3,25 +3,30 @@
 # qemu (TCG), on a real kernel and a live systemd, with the panel on i2c-stub and the buttons on
 # gpio-sim. docs/SYSTEM-TEST.md describes the rig; systest/guest/guest-scenario.sh the steps.
 #
-#   systest/run.sh [--guest bookworm,trixie] [--results DIR] [--keep] [--timeout SECONDS] [--smp N]
-#                  [--reboot powercycle|reset]
+#   systest/run.sh [--guest bookworm,trixie] [--arch amd64|arm64] [--results DIR] [--keep]
+#                  [--timeout SECONDS] [--smp N] [--reboot powercycle|reset]
 #
+#   --arch      the guests' architecture: amd64 (default: qemu-system-x86_64) or arm64 (an aarch64
+#               guest, qemu-system-aarch64 -M virt; trixie only, the release Islet ships for arm64)
 #   --guest     the Debian suites of the guests, comma-separated (default: bookworm,trixie).
 #               Several guests: the artifacts of each are built first, one after the other, then
 #               the guests run side by side (each qemu has its own vCPUs), each line of output
 #               prefixed with its guest; the run fails if any guest fails.
-#   --results   where the logs go (default: <root>/systest-results/<guest>/, emptied first; with
+#   --results   where the logs go (default: <root>/systest-results/<guest>/, for arm64
+#               <root>/systest-results/<guest>-arm64/, emptied first; with
 #               several guests DIR/<guest>/)
 #   --keep      keep the run's working directory (the shares, the local repository) and say where
-#   --timeout   hard limit for each guest, in seconds (default 900); qemu is killed past it
+#   --timeout   hard limit for each guest, in seconds (default 900, arm64 1500); qemu is killed past it
 #   --smp       virtual CPUs per guest (default 1: with TCG on 2 host cores it was faster than 2)
 #   --reboot    how step h reboots the guest: powercycle (default: poweroff, a new qemu on the same
 #               disk) or reset (systemctl reboot inside one qemu run); see docs/SYSTEM-TEST.md
 #
 # Environment: ISLET_ARTIFACTS=DIR (one guest only) or ISLET_ARTIFACTS_<SUITE>=DIR (e.g.
-# ISLET_ARTIFACTS_TRIXIE) uses DIR's isletd, isletctl and two islet_<version>_<arch>.deb (the
-# higher version is the upgrade) instead of building them: `make -C <root> release deb` for the
-# host's own Debian release, scripts/build-in-root.sh SUITE for another (trixie: libgpiod 2.x);
+# ISLET_ARTIFACTS_TRIXIE; ISLET_ARTIFACTS_TRIXIE_ARM64 for arm64) uses DIR's isletd, isletctl and
+# two islet_<version>_<arch>.deb (the higher version is the upgrade) instead of building them:
+# `make -C <root> release deb` for the
+# host's own Debian release, scripts/build-in-root.sh SUITE for another (trixie: libgpiod 2.x;
+# for arm64 ARCH=arm64 scripts/build-in-root.sh trixie, cross-compiled);
 # ISLET_SYSTEST_CACHE=DIR caches the modules and the images there (default
 # /var/cache/islet-systest). Needs root (apt-get, mmdebstrap, the image).
 set -euo pipefail
@@ -33,30 +38,42 @@ root="$(cd "$here/.." && pwd)"
 # shellcheck source=systest/broker.sh
 . "$here/broker.sh"
 
-guests=bookworm,trixie
+guests=""
+arch=amd64
 results=""
 keep=0
-timeout_s="${ISLET_SYSTEST_TIMEOUT:-900}"
+timeout_s="${ISLET_SYSTEST_TIMEOUT:-}"
 smp=1
 reboot_mode=powercycle
 args=("$@")
 while [ $# -gt 0 ]; do
     case "$1" in
         --guest) guests="${2:?--guest needs a suite}"; shift 2 ;;
+        --arch) arch="${2:?--arch needs amd64 or arm64}"; shift 2 ;;
         --results) results="${2:?--results needs a directory}"; shift 2 ;;
         --keep) keep=1; shift ;;
         --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
         --smp) smp="${2:?--smp needs a number}"; shift 2 ;;
         --reboot) reboot_mode="${2:?--reboot needs powercycle or reset}"; shift 2 ;;
-        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument $1 (see systest/run.sh --help)" ;;
     esac
 done
 case "$reboot_mode" in powercycle|reset) ;; *) die "--reboot takes powercycle or reset" ;; esac
+# arm64: trixie alone. Debian has no Swift for bookworm's arm64 and Islet's arm64 package is the
+# trixie build; TCG emulating an aarch64 CPU is slower, hence the longer default limit (see
+# docs/SYSTEM-TEST.md, the arm64 guest).
+case "$arch" in
+    amd64) guests="${guests:-bookworm,trixie}" timeout_s="${timeout_s:-900}" ;;
+    arm64) guests="${guests:-trixie}" timeout_s="${timeout_s:-1500}" ;;
+    *) die "--arch takes amd64 or arm64, not '$arch'" ;;
+esac
+[ "$HOST_ARCH" = amd64 ] || die "the system test runs on an amd64 host (this one is $HOST_ARCH)"
 IFS=, read -r -a guest_list <<< "$guests"
 for g in "${guest_list[@]}"; do
-    case "$g" in
-        bookworm|trixie) ;;
+    case "$arch:$g" in
+        amd64:bookworm|amd64:trixie|arm64:trixie) ;;
+        arm64:bookworm) die "no arm64 bookworm guest: Debian 12 has no Swift for arm64 and Islet's arm64 package is the trixie build (use --arch arm64 --guest trixie)" ;;
         *) die "guest '$g' is not supported: bookworm (Debian 12, kernel 6.1) or trixie (Debian 13, kernel 6.12)" ;;
     esac
 done
@@ -77,6 +94,12 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; 
 host_packages() {
     apt_ensure qemu-system-x86 qemu-utils mmdebstrap e2fsprogs dpkg-dev make gcc xz-utils python3 \
         util-linux kmod rsync mosquitto mosquitto-clients
+    if [ "$arch" = arm64 ]; then
+        apt_ensure qemu-system-arm qemu-user-static binfmt-support
+        suite_apt "$1" arm64
+        binfmt_arm64
+        return 0
+    fi
     if [ "$1" = "$HOST_SUITE" ]; then
         apt_ensure linux-image-amd64
         local k; k="$(guest_kernel)"
@@ -85,6 +108,30 @@ host_packages() {
     else
         suite_apt "$1"
     fi
+}
+# binfmt_arm64: arm64 programs run on this host through binfmt_misc and qemu-user (mmdebstrap
+# --architectures=arm64 runs the packages' maintainer scripts, the module build runs gcc-14 and
+# the headers' modpost in an arm64 root): binfmt_misc mounted, qemu-aarch64 enabled, and a static
+# arm64 busybox (from the guest release's busybox-static, kept in the cache) must run.
+binfmt_arm64() {
+    local bf=/proc/sys/fs/binfmt_misc d="$SYSTEST_CACHE/binfmt-check" v bb
+    mountpoint -q "$bf" || mount -t binfmt_misc binfmt_misc "$bf" \
+        || die "binfmt_misc is not mounted on $bf and mounting it failed: arm64 programs cannot run on this host"
+    [ "$(head -n1 "$bf/qemu-aarch64" 2>/dev/null)" = enabled ] || update-binfmts --enable qemu-aarch64 \
+        || die "update-binfmts --enable qemu-aarch64 failed (qemu-user-static's binfmt entry): arm64 programs cannot run on this host"
+    v="$(suite_candidate busybox-static | cut -d' ' -f2)"
+    [ -n "$v" ] || die "no busybox-static in $SUITE_ARCH's package lists, for the binfmt check"
+    v="${v//[^A-Za-z0-9.+~-]/_}"
+    bb="$d/$v/usr/bin/busybox"
+    if [ ! -x "$bb" ]; then
+        rm -rf "$d"; mkdir -p "$d/dl"
+        (cd "$d/dl" && apt-get "${SUITE_APT[@]}" -q download busybox-static >&2) || die "apt-get download busybox-static (arm64) failed"
+        dpkg-deb -x "$d"/dl/busybox-static_*.deb "$d/$v" || die "cannot unpack busybox-static (arm64)"
+        rm -rf "$d/dl"
+        [ -x "$bb" ] || die "busybox-static (arm64) has no /usr/bin/busybox"
+    fi
+    [ "$("$bb" uname -m 2>/dev/null)" = aarch64 ] \
+        || die "an arm64 binary ($bb) does not run here: check binfmt_misc ($bf/qemu-aarch64) and qemu-user-static"
 }
 # kernel_series KVER: 6.1 for 6.1.0-57-amd64, 6.12 for 6.12.117+deb13-amd64 (linux-source-SERIES).
 kernel_series() { sed -n 's/^\([0-9]*\.[0-9]*\).*/\1/p' <<< "$1"; }
@@ -124,7 +171,14 @@ trap 'say "terminated"; exit 143' TERM
 build_artifacts() {
     local g="$1" out="$2" newest v1
     mkdir -p "$out"
-    if [ "$g" = "$HOST_SUITE" ]; then
+    if [ "$arch" = arm64 ]; then
+        # Cross-compiled in a trixie root (trixie's swiftlang and its aarch64 sysroot): arm64
+        # binaries, and both packages from them.
+        say "building the release and the packages for $g arm64: ARCH=arm64 scripts/build-in-root.sh $g"
+        ARCH=arm64 DEB_EXTRA_SUFFIX=+systest bash "$root/scripts/build-in-root.sh" "$g" "$out" >&2 \
+            || die "ARCH=arm64 scripts/build-in-root.sh $g failed (above)"
+        cp "$out/bin/isletd" "$out/bin/isletctl" "$out/"
+    elif [ "$g" = "$HOST_SUITE" ]; then
         say "building the release and the package for $g: make -C $root release deb"
         # (In "$(...)", where set -e does not reach: each build says itself when it failed.)
         make -C "$root" release deb >&2 || die "make release deb failed for $g (above)"
@@ -152,6 +206,7 @@ build_artifacts() {
 artifacts_dir() {
     local g="$1" var given
     var="ISLET_ARTIFACTS_$(tr '[:lower:]' '[:upper:]' <<< "$g")"
+    [ "$arch" = amd64 ] || var="${var}_$(tr '[:lower:]' '[:upper:]' <<< "$arch")"
     given="${!var:-${ISLET_ARTIFACTS:-}}"
     if [ -n "$given" ]; then
         given="$(cd "$given" && pwd)" || die "$var/ISLET_ARTIFACTS: no such folder"
@@ -176,7 +231,7 @@ if [ "${#guest_list[@]}" -gt 1 ]; then
     base="${results:-$root/systest-results}"
     pass=()
     [ "$keep" = 1 ] && pass+=(--keep)
-    pass+=(--timeout "$timeout_s" --smp "$smp" --reboot "$reboot_mode")
+    pass+=(--arch "$arch" --timeout "$timeout_s" --smp "$smp" --reboot "$reboot_mode")
     seds=()
     for g in "${guest_list[@]}"; do
         # Emptied here too: a guest's run that fails before its own emptying leaves no old verdict.
@@ -228,20 +283,63 @@ fi
 
 # ---- One guest -------------------------------------------------------------------------------
 guest="${guest_list[0]}"
-results="${results:-$root/systest-results/$guest}"
-if [ "$guest" = "$HOST_SUITE" ]; then
+# The guest's name in the results and the cache: the suite, and the architecture unless amd64.
+label="$guest"
+[ "$arch" = amd64 ] || label="$guest-$arch"
+results="${results:-$root/systest-results/$label}"
+if [ "$guest" = "$HOST_SUITE" ] && [ "$arch" = "$HOST_ARCH" ]; then
     kver="$(guest_kernel)"
     kernel_from=host
     say "guest kernel $kver ($(pkg_version "linux-image-$kver"), the host's package)"
 else
-    suite_apt "$guest"
+    suite_apt "$guest" "$arch"
     kver="$(suite_kernel)"
-    [ -n "$kver" ] || die "cannot tell the kernel of $guest's linux-image-amd64"
+    [ -n "$kver" ] || die "cannot tell the kernel of $guest's linux-image-$arch"
     kernel_from=image
-    say "guest kernel $kver ($(suite_candidate "linux-image-$kver" | cut -d' ' -f2), from $guest's repository)"
+    say "guest kernel $kver ($(suite_candidate "linux-image-$kver" | cut -d' ' -f2), from $guest's $arch repository)"
 fi
 series="$(kernel_series "$kver")"
 
+# ---- 3. gpio-sim.ko (and i2c-stub.ko) for the guest kernel (cached) --------------------------
+# Built on the host from its packages for the host's release; for another release in a throw-away
+# root of that release (its headers want its compiler); for arm64 cross-built in such a root
+# (that kernel lacks i2c-stub too, so build-module.sh builds it). Keyed by the packages' versions.
+if [ "$kernel_from" = host ]; then
+    module_key="$(hash_of "$kver" "$(pkg_version "linux-headers-$kver")" "$(pkg_version "linux-source-$series")" \
+        "$here/build-module.sh" "$here/gpio-sim/Kbuild")"
+    module_args=("$kver" "$series")
+else
+    module_key="$(hash_of "$label" "$kver" "$(suite_candidate "linux-headers-$kver" "linux-source-$series")" \
+        "$here/build-module.sh" "$here/gpio-sim/Kbuild" "$here/i2c-stub/Kbuild")"
+    module_args=("$kver" "$series" "$guest")
+    [ "$arch" = amd64 ] || module_args+=("$arch")
+fi
+t0=$(date +%s.%N)
+modname="gpio-sim-$guest"
+[ "$arch" = amd64 ] || modname="modules-$label"
+moddir="$(cached "$modname" "$module_key" "$here/build-module.sh" "${module_args[@]}")"
+hold_cached "$moddir"
+say "modules ready: $(cd "$moddir" && echo *.ko) ($(since "$t0") s; built in $(cat "$moddir/.build-seconds") s)"
+
+# ---- 4. The guest image (cached) -------------------------------------------------------------
+# Keyed by the scripts that build it, the kernel, the module and the candidate versions of what
+# it installs (so a Debian update of systemd, python3, ... makes a new image).
+IFS=, read -r -a include < <(sed -n 's/^INCLUDE=//p' "$here/build-image.sh")
+[ "$kernel_from" = image ] && include+=("linux-image-$kver")
+candidates="$(apt-cache "${SUITE_APT[@]}" policy "${include[@]}" 2>/dev/null | grep -E '^[^ ]|Candidate' | tr -s ' ' | tr '\n' ' ')"
+if [ "$kernel_from" = host ]; then kernel_pkg="$(pkg_version "linux-image-$kver")"; else kernel_pkg="image"; fi
+image_key="$(hash_of "$label" "$kver" "$kernel_pkg" "$module_key" "$candidates" \
+    "$(pkg_version mmdebstrap)" "$here/build-image.sh" "$here/image-customize.sh" \
+    "$here/guest/systest-boot" "$here/guest/systest.service")"
+t0=$(date +%s.%N)
+image_args=("$guest" "$kver" "$moddir" "$kernel_from")
+[ "$arch" = amd64 ] || image_args+=("$arch")
+image="$(cached "image-$label" "$image_key" "$here/build-image.sh" "${image_args[@]}")"
+hold_cached "$image"
+say "guest image ready ($(since "$t0") s; built in $(cat "$image/.build-seconds") s)"
+
+# ---- 4b. Islet's artifacts (after the module and the image, which do not depend on them: a
+# broken rig shows before a Swift build) -------------------------------------------------------
 mkdir -p "$work/host/artifacts" "$work/host/repo" "$work/host/guest"
 art="$(artifacts_dir "$guest")"
 for b in isletd isletctl; do
@@ -249,9 +347,9 @@ for b in isletd isletctl; do
     elif [ -f "$art/bin/$b" ]; then cp "$art/bin/$b" "$work/host/artifacts/"
     else die "no $b in $art (nor in $art/bin)"; fi
 done
-debs=("$art"/islet_*.deb)
+debs=("$art"/islet_*_"$arch".deb)
 if [ "${#debs[@]}" -lt 2 ] || [ ! -f "${debs[0]}" ] || [ ! -f "${debs[1]}" ]; then
-    die "need two islet .deb files (a version and a higher one), found: ${debs[*]}"
+    die "need two islet_*_$arch.deb files in $art (a version and a higher one), found: ${debs[*]}"
 fi
 # The lowest and the highest version.
 mapfile -t vers < <(for d in "${debs[@]}"; do dpkg-deb -f "$d" Version; done | sort -u)
@@ -267,44 +365,21 @@ for d in "${debs[@]}"; do
 done
 say "islet $low, upgrade to $high ($(dpkg-deb -f "$work/host/repo/islet_${low}_"*.deb Depends | grep -o 'libgpiod[0-9]*[^,]*' || echo 'no libgpiod'))"
 
-# ---- 3. gpio-sim.ko for the guest kernel (cached) -------------------------------------------
-# Built on the host from its packages for the host's release; for another release in a throw-away
-# root of that release (its headers want its compiler). Keyed by the packages' versions.
-if [ "$kernel_from" = host ]; then
-    module_key="$(hash_of "$kver" "$(pkg_version "linux-headers-$kver")" "$(pkg_version "linux-source-$series")" \
-        "$here/build-module.sh" "$here/gpio-sim/Kbuild")"
-    module_args=("$kver" "$series")
-else
-    module_key="$(hash_of "$guest" "$kver" "$(suite_candidate "linux-headers-$kver" "linux-source-$series")" \
-        "$here/build-module.sh" "$here/gpio-sim/Kbuild")"
-    module_args=("$kver" "$series" "$guest")
-fi
-t0=$(date +%s.%N)
-moddir="$(cached "gpio-sim-$guest" "$module_key" "$here/build-module.sh" "${module_args[@]}")"
-hold_cached "$moddir"
-say "gpio-sim.ko ready ($(since "$t0") s; built in $(cat "$moddir/.build-seconds") s)"
-
-# ---- 4. The guest image (cached) -------------------------------------------------------------
-# Keyed by the scripts that build it, the kernel, the module and the candidate versions of what
-# it installs (so a Debian update of systemd, python3, ... makes a new image).
-IFS=, read -r -a include < <(sed -n 's/^INCLUDE=//p' "$here/build-image.sh")
-[ "$kernel_from" = image ] && include+=("linux-image-$kver")
-candidates="$(apt-cache "${SUITE_APT[@]}" policy "${include[@]}" 2>/dev/null | grep -E '^[^ ]|Candidate' | tr -s ' ' | tr '\n' ' ')"
-if [ "$kernel_from" = host ]; then kernel_pkg="$(pkg_version "linux-image-$kver")"; else kernel_pkg="image"; fi
-image_key="$(hash_of "$guest" "$kver" "$kernel_pkg" "$module_key" "$candidates" \
-    "$(pkg_version mmdebstrap)" "$here/build-image.sh" "$here/image-customize.sh" \
-    "$here/guest/systest-boot" "$here/guest/systest.service")"
-t0=$(date +%s.%N)
-image="$(cached "image-$guest" "$image_key" "$here/build-image.sh" "$guest" "$kver" "$moddir" "$kernel_from")"
-hold_cached "$image"
-say "guest image ready ($(since "$t0") s; built in $(cat "$image/.build-seconds") s)"
-
 # ---- 5. The local apt repository: the two islet packages and what their Depends pull in -------
 # apt on the host answers "what would the guest install", with the guest's dpkg status in place
 # of the host's; those packages are downloaded (cached) and indexed beside the islet packages.
 t0=$(date +%s.%N)
 debcache="$SYSTEST_CACHE/debs"
 mkdir -p "$debcache"
+# cached_deb NAME VERSION: the cached package of the guest's architecture (or all), if any: the
+# cache holds amd64 and arm64 packages side by side.
+cached_deb() {
+    local f
+    for f in "$debcache/${1}_${2//:/%3a}_$arch.deb" "$debcache/${1}_${2//:/%3a}_all.deb"; do
+        [ -f "$f" ] && { printf '%s\n' "$f"; return 0; }
+    done
+    return 0
+}
 aptopts=(-o "Dir::State::status=$image/dpkg-status" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
 closure=()
 for d in "$work"/host/repo/islet_*.deb; do
@@ -317,8 +392,7 @@ mapfile -t closure < <(printf '%s\n' "${closure[@]}" | sort -u)
 need=()
 for nv in "${closure[@]}"; do
     name="${nv%%=*}" ver="${nv#*=}"
-    f=("$debcache/${name}_${ver//:/%3a}_"*.deb)
-    [ -f "${f[0]}" ] || need+=("$nv")
+    [ -n "$(cached_deb "$name" "$ver")" ] || need+=("$nv")
 done
 if [ "${#need[@]}" -gt 0 ]; then
     say "downloading ${#need[@]} Debian packages for the local repository"
@@ -329,8 +403,9 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 for nv in "${closure[@]}"; do
     name="${nv%%=*}" ver="${nv#*=}"
-    f=("$debcache/${name}_${ver//:/%3a}_"*.deb)
-    cp "${f[0]}" "$work/host/repo/"
+    f="$(cached_deb "$name" "$ver")"
+    [ -n "$f" ] || die "no ${name}_${ver} ($arch or all) in $debcache after the download"
+    cp "$f" "$work/host/repo/"
 done
 printf '%s\n' "${closure[@]}" > "$work/host/repo/closure.txt"
 (cd "$work/host/repo" && dpkg-scanpackages --multiversion . /dev/null > Packages 2>/dev/null)
@@ -343,6 +418,7 @@ cat > "$work/host/run.env" <<EOF
 ISLET_LOW=$low
 ISLET_HIGH=$high
 GUEST=$guest
+GUEST_ARCH=$arch
 KVER=$kver
 EOF
 mkdir -p "$results"
@@ -369,16 +445,23 @@ if [ "$reboot_mode" = powercycle ]; then
     disk="file=$work/disk.qcow2,format=qcow2,if=virtio"
 fi
 echo "REBOOT_MODE=$reboot_mode" >> "$work/host/run.env"
-say "booting the $guest guest (qemu TCG, -smp $smp, reboot by $reboot_mode, limit ${timeout_s} s)"
+say "booting the $label guest (qemu TCG, -smp $smp, reboot by $reboot_mode, limit ${timeout_s} s)"
 # The NIC: no DHCP, no DNS, no IPv6, no route out (restrict=on); the one forward is the broker's.
 # In qemu's option syntax a comma in a value is written twice.
 relay="cmd:python3 -I -S $here/mqtt_relay.py 127.0.0.1 $BROKER_PORT $results/mqtt-relay.log"
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp "$smp"
+# amd64: the PC machine, console ttyS0. arm64: the virt machine, firmware-less (its -kernel is
+# the Image that Debian ships as vmlinuz), console on its PL011 (ttyAMA0); the disk, the NIC and
+# the shares are virtio-pci devices on its PCIe host bridge, as on the PC.
+case "$arch" in
+    amd64) qemu=(qemu-system-x86_64 -accel tcg -cpu max); console=ttyS0 ;;
+    arm64) qemu=(qemu-system-aarch64 -M virt -accel tcg -cpu "${ISLET_SYSTEST_ARM64_CPU:-cortex-a72}"); console=ttyAMA0 ;;
+esac
+qemu+=(-m 1024 -smp "$smp"
       -nodefaults -display none -no-user-config
       -netdev "user,id=net0,ipv6=off,restrict=on,guestfwd=tcp:10.0.2.100:1883-${relay//,/,,}"
       -device virtio-net-pci,netdev=net0,romfile=
       -kernel "$image/vmlinuz" -initrd "$image/initrd.img"
-      -append "root=/dev/vda rw console=ttyS0 systemd.show_status=0 panic=-1"
+      -append "root=/dev/vda rw console=$console systemd.show_status=0 panic=-1"
       -drive "$disk"
       -virtfs "local,path=$work/host,mount_tag=host,security_model=none,readonly=on"
       -virtfs "local,path=$results,mount_tag=results,security_model=none"
@@ -457,7 +540,7 @@ if [ -f "$results/timings.txt" ] && [ "${ISLET_SYSTEST_CHILD:-0}" != 1 ]; then
     echo; sed 's/^/systest: timing: /' "$results/timings.txt"
     [ -f "$results/security.txt" ] && sed 's/^/systest: security: /' "$results/security.txt"
 fi
-printf '\nsystest: %s guest %s s, total %s s; results in %s\n' "$guest" "$guest_s" "$(since "$t_start")" "$results"
+printf '\nsystest: %s guest %s s, total %s s; results in %s\n' "$label" "$guest_s" "$(since "$t_start")" "$results"
 echo "systest: $counts"
 if [ -n "$problem" ] || [ "${#failed[@]}" -gt 0 ]; then
     [ -n "$problem" ] && echo "systest: FAIL: $problem"

@@ -33,7 +33,18 @@ GEN_LOCAL=/usr/local/lib/systemd/system-generators/isletd-network-generator
 BROKER_IP=10.0.2.100
 GUEST_IP=10.0.2.15/24
 phase="$(cat "$PHASE_FILE" 2>/dev/null || echo 1)"
-log "scenario phase $phase, kernel $(uname -r), islet $ISLET_LOW -> $ISLET_HIGH"
+log "scenario phase $phase, kernel $(uname -r) ($(uname -m)), islet $ISLET_LOW -> $ISLET_HIGH"
+# Where the stub's adapter must land, from the guest's machine: on qemu's PC the PIIX4 SMBus
+# adapter is i2c-0, so the stub is i2c-1 (the Pi's bus); the arm64 virt machine has no I2C
+# controller, so the stub is i2c-0. The bus found in the set-up (sysfs) is used everywhere
+# after it, kept on the disk for the second boot, where the stub comes late (step i).
+GUEST_ARCH="${GUEST_ARCH:-amd64}"
+case "$GUEST_ARCH" in
+    amd64) MACHINE=x86_64 EXPECT_STUB_BUS=i2c-1 ;;
+    arm64) MACHINE=aarch64 EXPECT_STUB_BUS=i2c-0 ;;
+    *) echo "guest-scenario: no machine for GUEST_ARCH=$GUEST_ARCH" >&2; exit 1 ;;
+esac
+STUB_BUS_FILE=/var/lib/systest/stub-bus
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # The guest's wall clock minus the host's (a file written on the 9p share gets the host's time).
@@ -48,6 +59,17 @@ ceil() { python3 -c "import math,sys; print(math.ceil(float(sys.argv[1]) - 1e-9)
 # act_field FILE FIELD [TIMER]: a field of TIMER's activity (or the only one) in a status file.
 # shellcheck disable=SC2016 # Python text, not shell
 act_field() { jget "$1" "$(act "${3:+a['timer'] == '$3'}")['$2']"; }
+
+# force_bus: the config's [display] bus is the stub's, when it is not the default /dev/i2c-1 (the
+# arm64 guest's i2c-0); on amd64 the default is the stub's bus and the config stays as shipped.
+force_bus() {
+    [ "$STUB_BUS" != i2c-1 ] || return 0
+    python3 "$G/conf_set.py" "$CONF" display bus "/dev/$STUB_BUS" >/dev/null
+    isletd --check-config --config "$CONF" || fail "isletd does not take [display] bus = /dev/$STUB_BUS"
+    log "config: [display] bus = /dev/$STUB_BUS (the stub's adapter; the default is the Pi's /dev/i2c-1)"
+}
+# gpio_chip: the gpio-sim chip's device name (gpiochip0 on the PC; on virt the PL061 is gpiochip0).
+gpio_chip() { basename "$(cat /run/systest-simdir)"; }
 
 # Applies `transport = smbus` (the only transport i2c-stub offers) when isletd knows the key.
 force_smbus() {
@@ -162,13 +184,23 @@ step_setup() {
         fi
         grep -Eq "(^|, )$p( |,|\$)" <<< "$deps" || fail "the package does not depend on $p ($GUEST's name of that library)"
     done
+    check "the guest's machine is $MACHINE ($GUEST_ARCH)" [ "$(uname -m)" = "$MACHINE" ]
+    check "the package is for $GUEST_ARCH" [ "$(dpkg-deb -f /host/repo/islet_"${ISLET_LOW}"_*.deb Architecture)" = "$GUEST_ARCH" ]
     setup_trace
     setup_gpio_sim
+    log "gpio-sim's chip: /dev/$(gpio_chip); all chips: $(for c in /sys/bus/gpio/devices/gpiochip*; do printf '%s (%s); ' "${c##*/}" "$(basename "$(dirname "$(readlink -f "$c")")")"; done)"
     load_i2c_stub
     STUB_BUS="$(stub_bus)" || fail "i2c-stub registered no adapter"
+    echo "$STUB_BUS" > "$STUB_BUS_FILE"
     log "adapters: $(for a in /sys/bus/i2c/devices/i2c-*; do printf '%s=%s; ' "${a##*/}" "$(cat "$a/name")"; done)"
-    check "i2c-stub is i2c-1 (PIIX4 takes i2c-0)" [ "$STUB_BUS" = i2c-1 ]
-    grep -q PIIX4 /sys/bus/i2c/devices/i2c-0/name || log "note: i2c-0 is $(cat /sys/bus/i2c/devices/i2c-0/name)"
+    case "$GUEST_ARCH" in
+        amd64)
+            check "i2c-stub is i2c-1 (PIIX4 takes i2c-0)" [ "$STUB_BUS" = i2c-1 ]
+            grep -q PIIX4 /sys/bus/i2c/devices/i2c-0/name || log "note: i2c-0 is $(cat /sys/bus/i2c/devices/i2c-0/name)" ;;
+        arm64)
+            check "i2c-stub is i2c-0 (virt has no I2C controller)" [ "$STUB_BUS" = "$EXPECT_STUB_BUS" ]
+            check "the stub is the only adapter" [ "$(find /sys/bus/i2c/devices/ -maxdepth 1 -name 'i2c-*' | wc -l)" = 1 ] ;;
+    esac
     # i2c-dev stays loaded from here on; the package must load it itself at boot (checked in a).
     # Any system call outside the unit's filter kills the daemon for the whole run.
     mkdir -p "${DROPIN%/*}"
@@ -207,8 +239,8 @@ step_a_install() {
     check "StatusText says idle" grep -q idle <<< "$s"
     check "unit is enabled" systemctl is-enabled --quiet isletd
     check "i2c-dev is loaded at boot by the package" grep -rqs '^i2c-dev' /usr/lib/modules-load.d /etc/modules-load.d /lib/modules-load.d
-    check "/dev/i2c-1 belongs to group i2c" [ "$(stat -c %G /dev/i2c-1)" = i2c ]
-    check "/dev/gpiochip0 belongs to group gpio" [ "$(stat -c %G /dev/gpiochip0)" = gpio ]
+    check "/dev/$STUB_BUS belongs to group i2c" [ "$(stat -c %G "/dev/$STUB_BUS")" = i2c ]
+    check "/dev/$(gpio_chip) (gpio-sim) belongs to group gpio" [ "$(stat -c %G "/dev/$(gpio_chip)")" = gpio ]
     id alice >/dev/null 2>&1 || useradd -m -G islet alice
     id bob >/dev/null 2>&1 || useradd -m bob
     check "isletctl status as alice (group islet)" runuser -u alice -- isletctl status
@@ -217,9 +249,14 @@ step_a_install() {
     log "as bob (not in islet): exit $rc: $err"
     check "isletctl as bob exits 69" [ "$rc" = 69 ]
     check "isletctl as bob names the group to join" grep -q islet <<< "$err"
+    if [ "$STUB_BUS" != i2c-1 ]; then
+        force_bus
+        systemctl restart isletd
+        check "active after restart with [display] bus = /dev/$STUB_BUS" systemctl is-active --quiet isletd
+    fi
     status_json /run/s.json
-    check "panel present on /dev/i2c-1" [ "$(jget /run/s.json 'd["status"]["panel_present"]')" = True ]
-    check "bus is /dev/i2c-1" [ "$(jget /run/s.json 'd["status"]["bus"]')" = /dev/i2c-1 ]
+    check "panel present on /dev/$STUB_BUS" [ "$(jget /run/s.json 'd["status"]["panel_present"]')" = True ]
+    check "bus is /dev/$STUB_BUS" [ "$(jget /run/s.json 'd["status"]["bus"]')" = "/dev/$STUB_BUS" ]
     # The shipped config has no [mqtt]: the unit has no network.
     expect_closed "$GEN_DEB"
     check "the package's generator runs /usr/bin/isletd" grep -qx 'ISLETD=/usr/bin/isletd' "$GEN_DEB"
@@ -253,7 +290,7 @@ step_b_bus_frame() {
     size="$(jget "$R/b-status-paused.json" 'd["status"]["size"]')"
     pres="$(jget "$R/b-status-paused.json" 'd["presentation"]')"
     log "paused at $frozen s (shows $shown), $size, $pres"
-    PANEL_SIZE="$size" STUB_BUS=i2c-1 decode "$R/b-decoded" --since "$(mark_ts b-start)" || true
+    PANEL_SIZE="$size" decode "$R/b-decoded" --since "$(mark_ts b-start)" || true
     if ! python3 - "$R/b-decoded.json" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -266,17 +303,17 @@ print("gaps:", " ".join("%.2f" % g for g in gaps), "->", "ok" if ok else "NOT on
 sys.exit(0 if ok else 1)
 EOF
     then fail "bus writes are not one a second (see the bursts above)"; fi
-    PANEL_SIZE="$size" STUB_BUS=i2c-1 decode "$R/b-paused" --since "$(mark_ts b-paused)" || true
+    PANEL_SIZE="$size" decode "$R/b-paused" --since "$(mark_ts b-paused)" || true
     local quiet; quiet="$(jget "$R/b-paused.json" 'len(d["data_bursts"])')"
     check "no bus writes in the 3 s after the pause (paused: nothing changes on the panel; got $quiet bursts)" [ "$quiet" = 0 ]
     render_paused "$R/b-render.pbm" "$size" "$pres" "$(ceil "$frozen")"
-    if ! PANEL_SIZE="$size" STUB_BUS=i2c-1 decode "$R/b-decoded" --expect "$R/b-render.pbm" --ascii; then
+    if ! PANEL_SIZE="$size" decode "$R/b-decoded" --expect "$R/b-render.pbm" --ascii; then
         fail "the decoded panel differs from isletctl render ($(jget "$R/b-decoded.json" 'd.get("differing_pixels")') pixels)"
     fi
     log "decoded frame = isletctl render (0 of $(( ${size%x*} * ${size#*x} )) pixels differ)"
     # First frame: from the start request (trace_marker) to the first SMBus write after it, both
     # timestamped by the kernel. Idle before it, so that write is the new frame's.
-    python3 "$G/trace_latency.py" "$R/b-decoded.trace" --marker "systest: start request" > "$R/b-first-frame.json" \
+    python3 "$G/trace_latency.py" "$R/b-decoded.trace" --bus "${STUB_BUS#i2c-}" --marker "systest: start request" > "$R/b-first-frame.json" \
         || fail "no bus write after the start request"
     cat "$R/b-first-frame.json"
     check "no bus write in the 0.5 s before the start request (idle)" [ "$(jget "$R/b-first-frame.json" 'd["writes_before"]')" = 0 ]
@@ -319,7 +356,7 @@ step_b2_sh1106_frame() {
     check "bus_errors is 0" [ "$(jget "$R/b2-status-paused.json" 'd["status"]["bus_errors"]')" = 0 ]
     render_paused "$R/b2-render.pbm" "$size" "$pres" "$(ceil "$frozen")"
     local rc=0
-    PANEL_SIZE="$size" STUB_BUS=i2c-1 decode "$R/b2-decoded" --controller sh1106 --column-offset 2 \
+    PANEL_SIZE="$size" decode "$R/b2-decoded" --controller sh1106 --column-offset 2 \
         --start "$(mark_ts b2-run)" --expect "$R/b2-render.pbm" --ascii || rc=$?
     log "SH1106 model: $(jget "$R/b2-decoded.json" 'd["transactions"]') transactions since the restart; display_on $(jget "$R/b2-decoded.json" 'd["display_on"]'), dc_dc $(jget "$R/b2-decoded.json" 'd["dc_dc"]'), A1 $(jget "$R/b2-decoded.json" 'd["segment_remap"]'), C8 $(jget "$R/b2-decoded.json" 'd["com_remap"]'), RAM columns written $(jget "$R/b2-decoded.json" 'd["columns_written"]'), warnings $(jget "$R/b2-decoded.json" 'd["warnings"]')"
     bad="$(jget "$R/b2-decoded.json" 'd["unexpected_commands"]')"
@@ -367,7 +404,7 @@ step_c_buttons() {
     wait_for 3 is_phase running || fail "a second short press of toggle did not resume"
     expect_changes 2 1 "short toggle press resumed"
     cp "$TRACE/trace" "$R/c-press.trace"
-    python3 "$G/trace_latency.py" "$R/c-press.trace" --marker "systest: GPIO17 closes" --marker "systest: GPIO17 opens" \
+    python3 "$G/trace_latency.py" "$R/c-press.trace" --bus "${STUB_BUS#i2c-}" --marker "systest: GPIO17 closes" --marker "systest: GPIO17 opens" \
         --edges /run/press-resume.json > "$R/c-press-to-bus.json" || fail "the resume press made no bus write"
     cat "$R/c-press-to-bus.json"
     check "no bus write in the 0.5 s before the press (paused)" [ "$(jget "$R/c-press-to-bus.json" 'd["writes_before"]')" = 0 ]
@@ -453,7 +490,7 @@ step_d2_stop() {
     log "systemctl stop took $(secs_since "$t0") s"
     check "exit status 0" [ "$(unit_prop ExecMainStatus)" = 0 ]
     check "result success" [ "$(unit_prop Result)" = success ]
-    STUB_BUS=i2c-1 decode "$R/d-stop" || true
+    decode "$R/d-stop" || true
     local last; last="$(jget "$R/d-stop.json" '" ".join(d["last_command_transaction"])')"
     log "last command transaction: $last; last transaction is a command: $(jget "$R/d-stop.json" 'd["last_transaction_is_command"]')"
     check "the last bus transaction is AE (display off)" [ "$last" = ae ] 
@@ -612,6 +649,7 @@ step_g3_make_install() {
     check "without [mqtt] again: no drop-in" [ ! -e "$NETDROPIN" ]
     unit_net
     check "without [mqtt] again: PrivateNetwork=yes" [ "$U_PrivateNetwork" = yes ]
+    force_bus
     force_smbus
     systemctl restart isletd
     check "active after restart" systemctl is-active --quiet isletd
@@ -805,13 +843,13 @@ step_i_late_bus() {
     mark i-bus
     t_load=$(now)
     load_i2c_stub
-    check "the stub is i2c-1" [ "$(stub_bus)" = i2c-1 ]
+    check "the stub is $STUB_BUS, as on the first boot" [ "$(stub_bus)" = "$STUB_BUS" ]
     present() { status_json /run/p.json; [ "$(jget /run/p.json 'd["status"]["panel_present"]')" = True ]; }
     wait_for 12 present || fail "the panel was not found within 12 s of the bus appearing (backoff is at most 8 s)"
     log "panel present $(secs_since "$t_load") s after the bus appeared"
     sleep 1.5
     render_paused "$R/i-render.pbm" "$size" "$pres" "$(ceil "$f")"
-    if ! STUB_BUS=i2c-1 PANEL_SIZE="$size" decode "$R/i-decoded" --expect "$R/i-render.pbm" --ascii; then
+    if ! PANEL_SIZE="$size" decode "$R/i-decoded" --expect "$R/i-render.pbm" --ascii; then
         fail "the panel after the late bus differs from isletctl render ($(jget "$R/i-decoded.json" 'd.get("differing_pixels")') pixels)"
     fi
     log "the decoded frame is the paused pz frame"
@@ -855,7 +893,7 @@ finish() {
 
 if [ "$phase" = 1 ]; then
     step setup step_setup
-    STUB_BUS=i2c-1
+    STUB_BUS="$(cat "$STUB_BUS_FILE" 2>/dev/null || echo "$EXPECT_STUB_BUS")"
     step a-apt-install step_a_install setup
     step b-bus-frame step_b_bus_frame a-apt-install
     step b2-sh1106-frame step_b2_sh1106_frame a-apt-install
@@ -891,7 +929,7 @@ else
     setup_trace
     nic_up
     step h2-after-reboot step_h2_after_reboot h1-before-reboot
-    STUB_BUS=i2c-1
+    STUB_BUS="$(cat "$STUB_BUS_FILE" 2>/dev/null || echo "$EXPECT_STUB_BUS")"
     step i-late-bus step_i_late_bus h1-before-reboot
     step j2-closed-after-boot step_j2_closed_after_boot h1-before-reboot
     step z-whole-run step_z_whole_run a-apt-install

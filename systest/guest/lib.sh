@@ -164,7 +164,8 @@ setup_gpio_sim() {
 # press LINE HOLD_MS [BOUNCE_EDGES]: a finger on the button of LINE (active low), with bounce.
 press() { python3 "$G/gpio_press.py" "$(cat /run/systest-simdir)" "$@"; }
 
-# i2c-stub at the panel's address; with the PIIX4 SMBus adapter on i2c-0 it becomes i2c-1.
+# i2c-stub at the panel's address: i2c-1 on the PC (PIIX4 takes i2c-0), i2c-0 on arm64 virt
+# (no I2C controller); stub_bus finds it by name. On arm64 the module is built out of tree.
 load_i2c_stub() {
     modprobe i2c-dev
     modprobe i2c-stub chip_addr=0x3c functionality=0x0f7f0000

@@ -12,7 +12,7 @@ import time
 
 SIOCGIFFLAGS, SIOCSIFFLAGS, SIOCSIFADDR, SIOCSIFNETMASK = 0x8913, 0x8914, 0x8916, 0x891C
 IFF_UP = 0x1
-IFREQ_SIZE = 40  # struct ifreq on Linux x86-64: a 16-byte name and a 24-byte union
+IFREQ_SIZE = 40  # struct ifreq on 64-bit Linux (x86-64 and aarch64 alike): a 16-byte name, a 24-byte union
 
 address, bits = sys.argv[1].split("/")
 deadline = time.monotonic() + 20
