@@ -177,7 +177,8 @@ destination arm64-static.json swift_static
 destination arm64-shared.json swift
 
 # The source goes in by mirror (not .build, dist or results), into
-# /build/<clone>-<compiler>-<arch>/src, whose .build keeps incremental builds between runs.
+# /build/<clone>-<host|debian>-<compiler>/src, whose .build keeps incremental builds between runs
+# (one .build for both architectures: SwiftPM keeps each target triple in a folder of its own).
 clone_id="$(printf '%s' "$root" | sha256sum | cut -c1-12)"
 work="/build/$clone_id-$SWIFT_FROM-$toolchain_id"
 for old in "$r/build/$clone_id-$SWIFT_FROM"-*; do
