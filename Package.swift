@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
         .target(name: "IsletCore", swiftSettings: strict),
+        // Several displays, one session: revisions (a hybrid logical clock), records and the
+        // merge that makes every device of a group converge. Pure, like IsletCore.
+        .target(name: "IsletSync", dependencies: ["IsletCore"], swiftSettings: strict),
         // The leaf: 1-bit page-packed frames, panel sizes, and the one hex codec and string escaper;
         // no C, no other Islet module.
         .target(name: "IsletFrame", swiftSettings: strict),
@@ -85,6 +88,7 @@ let package = Package(
         .target(name: "IsletTestSupport", path: "Tests/IsletTestSupport", swiftSettings: strict),
         .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "IsletSyncTests", dependencies: ["IsletSync", "IsletCore", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletFrameTests", dependencies: ["IsletFrame"], swiftSettings: strict),
         .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),

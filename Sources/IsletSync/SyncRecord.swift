@@ -1,0 +1,60 @@
+import IsletCore
+
+/// One timer's state in a group, as it crosses the broker: the revision of the change that made
+/// it, the activity as that change left it (nil: the activity ended and was dismissed, a
+/// tombstone), and, after an expand, the wall instant the expanded view lasts until.
+/// Time's own transitions (cycle end, completion, dismissal) are not changes: every device
+/// derives them from the same activity and wall instants.
+public struct SyncRecord: Hashable, Sendable {
+    public var timerID: String
+    public var revision: Revision
+    public var activity: Activity?
+    public var expandedUntil: Instant?
+
+    public init(timerID: String, revision: Revision, activity: Activity?, expandedUntil: Instant? = nil) {
+        self.timerID = timerID
+        self.revision = revision
+        self.activity = activity
+        self.expandedUntil = expandedUntil
+    }
+
+    /// Why a received record cannot be taken (nil: it can): a record is input from the network,
+    /// checked by the rules every activity the book makes meets.
+    public var problem: String? {
+        guard ActivityAttributes.isValidTimerID(timerID) else { return "timer id \"\(timerID.prefix(80))\" is not \(ActivityAttributes.timerIDRule)" }
+        guard !revision.device.isEmpty, revision.device.utf8.count <= 64 else { return "the revision's device id must be 1 to 64 bytes" }
+        guard revision.wallMilliseconds >= 0 else { return "the revision's wall time \(revision.wallMilliseconds) is before 1970" }
+        if let a = activity {
+            guard a.timerID == timerID else { return "the activity is for timer \"\(a.timerID.prefix(80))\", not \"\(timerID)\"" }
+            if let v = a.violation() { return "\(v)" }
+        }
+        return nil
+    }
+}
+
+extension SyncRecord: Codable {
+    enum CodingKeys: String, CodingKey { case timerID = "timer", revision, activity, expandedUntil = "expanded_until" }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(timerID, forKey: .timerID)
+        try c.encode(revision, forKey: .revision)
+        try c.encodeIfPresent(activity, forKey: .activity)
+        try c.encodeIfPresent(expandedUntil.map(ISO8601.format), forKey: .expandedUntil)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        timerID = try c.decode(String.self, forKey: .timerID)
+        revision = try c.decode(Revision.self, forKey: .revision)
+        activity = try c.decodeIfPresent(Activity.self, forKey: .activity)
+        if let s = try c.decodeIfPresent(String.self, forKey: .expandedUntil) {
+            guard let t = ISO8601.parse(s) else {
+                throw DecodingError.dataCorruptedError(forKey: .expandedUntil, in: c, debugDescription: "\"\(s)\" is not an ISO-8601 UTC instant")
+            }
+            expandedUntil = t
+        } else {
+            expandedUntil = nil
+        }
+    }
+}
