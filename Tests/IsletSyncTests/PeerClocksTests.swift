@@ -1,0 +1,52 @@
+import Testing
+import IsletSync
+
+@Test func theOneDisplayWhoseClockIsTenSecondsOffIsTheOneThatSaysSo() {
+    // Three displays; the bedroom's clock runs 10 s fast. Each hears the other two.
+    let wall: [String: Int64] = ["desk": 1_000_000, "hall": 1_000_030, "bed": 1_010_000]
+    var judges: [String: PeerClocks] = [:]
+    for me in wall.keys {
+        var j = PeerClocks()
+        for (peer, theirs) in wall where peer != me { j.heard(peer, theirWallMs: theirs, ourWallMs: wall[me] ?? 0, monotonicMs: 5) }
+        judges[me] = j
+    }
+    // Theirs minus ours: desk −10 s, hall −9.97 s; of an even count the upper middle one.
+    #expect(judges["bed"]?.verdict(monotonicMs: 10) == .disagrees(offsetMilliseconds: -9_970, peers: ["desk", "hall"]))
+    #expect(judges["desk"]?.verdict(monotonicMs: 10) == .agrees(peers: 2))
+    #expect(judges["hall"]?.verdict(monotonicMs: 10) == .agrees(peers: 2))
+}
+
+@Test func twoDisplaysThatDisagreeCannotTellWhichIsWrongAndBothSaySo() {
+    var desk = PeerClocks()
+    var bed = PeerClocks()
+    desk.heard("bed", theirWallMs: 1_010_000, ourWallMs: 1_000_000, monotonicMs: 0)
+    bed.heard("desk", theirWallMs: 1_000_000, ourWallMs: 1_010_000, monotonicMs: 0)
+    #expect(desk.verdict(monotonicMs: 1) == .disagrees(offsetMilliseconds: 10_000, peers: ["bed"]))
+    #expect(bed.verdict(monotonicMs: 1) == .disagrees(offsetMilliseconds: -10_000, peers: ["desk"]))
+}
+
+@Test func theBoundIsInclusiveAnNTPStepBringsItBackAndASilentPeerIsForgotten() {
+    var desk = PeerClocks(boundMilliseconds: 2_000, forgetAfterMilliseconds: 90_000)
+    #expect(desk.verdict(monotonicMs: 0) == .alone)
+    // Exactly 2 s apart is within the bound; 2.001 s is not.
+    desk.heard("bed", theirWallMs: 2_000, ourWallMs: 0, monotonicMs: 0)
+    #expect(desk.verdict(monotonicMs: 0) == .agrees(peers: 1))
+    desk.heard("bed", theirWallMs: 2_001, ourWallMs: 0, monotonicMs: 1_000)
+    #expect(desk.verdict(monotonicMs: 1_000) == .disagrees(offsetMilliseconds: 2_001, peers: ["bed"]))
+    // NTP stepped one of the clocks: the next message agrees again.
+    desk.heard("bed", theirWallMs: 50_010, ourWallMs: 50_000, monotonicMs: 50_000)
+    #expect(desk.verdict(monotonicMs: 50_000) == .agrees(peers: 1))
+    // Not heard for 90 s: no longer counted (a display removed from the group).
+    #expect(desk.verdict(monotonicMs: 139_999) == .agrees(peers: 1))
+    #expect(desk.verdict(monotonicMs: 140_000) == .alone)
+    #expect(desk.peers(monotonicMs: 140_000).isEmpty)
+}
+
+@Test func halfThePeersDisagreeingIsNotAMajority() {
+    var desk = PeerClocks()
+    desk.heard("bed", theirWallMs: 30_000, ourWallMs: 0, monotonicMs: 0)
+    desk.heard("hall", theirWallMs: 0, ourWallMs: 0, monotonicMs: 0)
+    #expect(desk.verdict(monotonicMs: 0) == .agrees(peers: 2))
+    desk.heard("attic", theirWallMs: 29_000, ourWallMs: 0, monotonicMs: 0)
+    #expect(desk.verdict(monotonicMs: 0) == .disagrees(offsetMilliseconds: 30_000, peers: ["attic", "bed"]))
+}
