@@ -408,7 +408,7 @@ step_c_buttons() {
         --edges /run/press-resume.json > "$R/c-press-to-bus.json" || fail "the resume press made no bus write"
     cat "$R/c-press-to-bus.json"
     check "no bus write in the 0.5 s before the press (paused)" [ "$(jget "$R/c-press-to-bus.json" 'd["writes_before"]')" = 0 ]
-    timing "press to bus: $(jget "$R/c-press-to-bus.json" 'd["latency_ms"]') ms (toggle on a paused timer, 5 edges 1 ms apart each way, held 120 ms: from the trace_marker just before the edges that acted, '$(jget "$R/c-press-to-bus.json" 'd["acting_marker"]')', to the first SMBus write; $(jget "$R/c-press-to-bus.json" 'd["from_marker_ms"]["systest: GPIO17 closes"]') ms from the contact closing)"
+    timing "press to bus: $(jget "$R/c-press-to-bus.json" 'd["latency_ms"]') ms (toggle on a paused timer, 5 edges within 3 ms each way, held 120 ms: from the trace_marker just before the edges that acted, '$(jget "$R/c-press-to-bus.json" 'd["acting_marker"]')', to the first SMBus write; $(jget "$R/c-press-to-bus.json" 'd["from_marker_ms"]["systest: GPIO17 closes"]') ms from the contact closing)"
     press 27 25 3
     sleep 1.5
     is_phase running || fail "a 25 ms brush of reset (GPIO27) changed the phase to $(phase_of)"
