@@ -15,6 +15,7 @@ static inline int islet_mqtt_v5(void) { return MQTT_PROTOCOL_V5; }
 static inline int islet_opt_protocol_version(void) { return MOSQ_OPT_PROTOCOL_VERSION; }
 static inline int islet_opt_tls_use_os_certs(void) { return MOSQ_OPT_TLS_USE_OS_CERTS; }
 static inline int islet_prop_correlation_data(void) { return MQTT_PROP_CORRELATION_DATA; }
+static inline int islet_prop_message_expiry_interval(void) { return MQTT_PROP_MESSAGE_EXPIRY_INTERVAL; }
 static inline int islet_sub_opt_retain_as_published(void) { return MQTT_SUB_OPT_RETAIN_AS_PUBLISHED; }
 static inline int islet_log_warnings_and_errors(void) { return MOSQ_LOG_ERR | MOSQ_LOG_WARNING; }
 

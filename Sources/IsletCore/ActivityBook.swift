@@ -161,6 +161,28 @@ public struct ActivityBook: Sendable {
         if let prior = p.prior { activities.insert(prior.activity, at: min(prior.index, activities.count)) }
     }
 
+    /// Takes a timer's state from elsewhere (another display of a sync group, docs/SYNC.md):
+    /// `activity` becomes the timer's, or the timer has none (nil). A start in flight for the
+    /// timer is superseded by it: its ticket no longer stands (`finishStart` says
+    /// `notInFlight`). A timer's new activity takes its place by start time, so "the most
+    /// recently started" is the same on every display.
+    public mutating func adopt(_ timerID: String, activity: Activity?) throws(Rejection) {
+        if let activity, self.activity(for: timerID) == nil, activities.count >= Self.maximumActivities {
+            throw Rejection(.tooManyActivities, "at most \(Self.maximumActivities) activities at once; timer \"\(activity.timerID)\" is not shown")
+        }
+        pending[timerID] = nil
+        if let i = activities.firstIndex(where: { $0.timerID == timerID }) {
+            if let activity, activity.startedAt == activities[i].startedAt {
+                activities[i] = activity
+                return
+            }
+            activities.remove(at: i)
+        }
+        guard let activity else { return }
+        let at = activities.firstIndex { $0.startedAt > activity.startedAt } ?? activities.endIndex
+        activities.insert(activity, at: at)
+    }
+
     /// Fires one time event on a timer when it is due (the table refuses one that is not).
     public mutating func fire(_ event: TimeEvent, timer timerID: String?, now: Instant) throws(Rejection) -> ManagerChange {
         guard let current = resolve(timerID) else { throw Rejection(.noActivity, "no activity") }

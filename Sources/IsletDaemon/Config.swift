@@ -62,6 +62,8 @@ public struct DaemonConfig: Sendable {
     public var buttonConfig = ButtonConfig()
     /// `[mqtt]`; nil when the file has no such section (no network at all).
     public var mqtt: MQTTSettings?
+    /// `[sync]`; nil: this display is a group of its own.
+    public var sync: SyncSettings?
 
     public init() {}
 }
@@ -88,6 +90,7 @@ extension DaemonConfig {
                     "contrast", "test_pattern_seconds", "transport"],
         "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title"],
         "mqtt": MQTTSettings.keys,
+        "sync": SyncSettings.keys,
     ]
 
     /// Sections whose keys another module interprets.
@@ -180,6 +183,10 @@ extension DaemonConfig {
             var m = mqtt ?? MQTTSettings()
             try m.set(key: key, value: value, origin: origin)
             mqtt = m
+        case ("sync", _):
+            var g = sync ?? SyncSettings()
+            try g.set(key: key, value: value, origin: origin)
+            sync = g
         case ("session", "title"):
             guard value.count <= ActivityAttributes.maxTitleLength else { throw bad("at most \(ActivityAttributes.maxTitleLength) characters") }
             session.title = value.isEmpty ? nil : value
@@ -221,7 +228,7 @@ extension DaemonConfig {
             if trimmed.isEmpty { continue }
             if trimmed.hasPrefix("[") {
                 guard trimmed.hasSuffix("]"), trimmed.count > 2 else {
-                    throw ConfigError(origin, "a section header is a name in brackets on its own line: [daemon], [display], [session], [buttons], [chime] or [mqtt]")
+                    throw ConfigError(origin, "a section header is a name in brackets on its own line: [daemon], [display], [session], [buttons], [chime], [mqtt] or [sync]")
                 }
                 let name = String(trimmed.dropFirst().dropLast()).trimmingSpaces
                 guard Self.keys[name] != nil || Self.delegatedSections.contains(name) else {
@@ -232,6 +239,10 @@ extension DaemonConfig {
                 if name == "mqtt" {
                     c.mqtt = c.mqtt ?? MQTTSettings()
                     c.origins["mqtt"] = origin
+                }
+                if name == "sync" {
+                    c.sync = c.sync ?? SyncSettings()
+                    c.origins["sync"] = origin
                 }
                 continue
             }
@@ -249,7 +260,7 @@ extension DaemonConfig {
                 value = String(value.dropFirst().dropLast())
             }
             guard let section else {
-                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons], [chime] or [mqtt]")
+                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons], [chime], [mqtt] or [sync]")
             }
             guard !key.isEmpty else { throw ConfigError(origin, "missing key before \"=\"") }
             guard seen.insert("\(section).\(key)").inserted else {
@@ -279,6 +290,7 @@ extension DaemonConfig {
         }
         _ = try panelModel(origin: origin)
         try mqtt?.validate { key in origins[key] ?? origins["mqtt"] ?? origin }
+        try sync?.validate(mqtt: mqtt) { key in origins[key] ?? origins["sync"] ?? origin }
         return self
     }
 

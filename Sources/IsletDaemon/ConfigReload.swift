@@ -11,8 +11,10 @@ extension DaemonConfig {
             || new.panelAdjustments != panelAdjustments || new.contrast != contrast
             || new.transport != transport { changed.append("panel") }
         if new.mqtt != mqtt { changed.append("mqtt") }
+        if new.sync != sync { changed.append("sync") }
         var kept = new
         kept.mqtt = mqtt
+        kept.sync = sync
         kept.socketPath = socketPath; kept.socketMode = socketMode; kept.socketGroup = socketGroup
         kept.stateDir = stateDir; kept.bus = bus; kept.address = address
         kept.controller = controller; kept.width = width; kept.height = height

@@ -3,6 +3,7 @@ import IsletSystem
 import IsletProtocol
 import IsletCore
 import IsletMQTT
+import IsletSync
 
 /// The daemon: one thread, one event loop over a table of descriptors, one owner of the state.
 /// It holds a few parts, each owning its state, and routes events between them: a request, a
@@ -26,6 +27,8 @@ public final class Daemon {
     let clockWatch: ClockWatch
     /// The MQTT bridge, with `[mqtt]` only.
     let mqtt: MQTTBridge?
+    /// The sync group (several displays, one session), with `[sync]` only; it rides `mqtt`'s link.
+    let sync: SyncGroup?
     let systemd = Systemd()
 
     /// Ends `run()` from another thread (an embedding host, tests), as SIGTERM does.
@@ -69,13 +72,21 @@ public final class Daemon {
         } else {
             mqtt = nil
         }
+        if let settings = config.sync, let bridge = mqtt {
+            sync = SyncGroup(ctx, settings: settings, device: settings.deviceName ?? bridge.plan.clientID,
+                             link: bridge.link, restoring: loaded.sync)
+        } else {
+            sync = nil
+        }
         // The socket last: a start-up failure above leaves no socket file behind.
         clients = try Clients(ctx, loop: loop, socket: paths.socket)
 
         restoreTimeline(loaded)
+        sync?.adoptLocal(book.activities, now: ctx.clock.now())
         do { try wire() }
         catch { throw DaemonStartError("\(error)", status: 71) }
-        log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)")
+        log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)"
+                 + (sync.map { ", in sync group \($0.settings.group ?? "") as \($0.device)" } ?? ""))
     }
 
     /// Each part's descriptors in the table, and its events routed here.
@@ -89,6 +100,8 @@ public final class Daemon {
         clients.delegate = self
         try clients.attach()
         mqtt?.delegate = self
+        sync?.delegate = self
+        mqtt?.group = sync
         try mqtt?.attach()
         buttons.attach(to: loop) { [unowned self] command in act(on: command) }
         if panel.readsKeys {
@@ -218,6 +231,15 @@ extension Intent {
         case .expand: "expand"
         case .markStale: "mark stale"
         case .markFresh: "mark fresh"
+        }
+    }
+
+    /// Whether the intent is a person's change, shared with a sync group (marking stale is
+    /// each display's own judgement of its clock).
+    var isSharedChange: Bool {
+        switch self {
+        case .start, .pause, .resume, .toggle, .reset, .end, .expand: true
+        case .markStale, .markFresh: false
         }
     }
 }

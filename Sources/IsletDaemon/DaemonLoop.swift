@@ -16,6 +16,7 @@ extension Daemon {
         advanceAndRefresh()
         book.store.loadFinished()   // the first frame is drawn: the state file did not crash the start
         chime.quiet = false
+        saveSyncLedger()
         book.submitIfDirty()
         systemd.ready(status: statusText(), mono: ctx.mono)
         while lifecycle.running {
@@ -40,8 +41,11 @@ extension Daemon {
         book.retryIfDue(mono)
         clients.afterEvents()
         mqtt?.afterEvents()
+        sync?.afterEvents()
         advanceAndRefresh()
         mqtt?.publishIfChanged(book.activities, now: ctx.clock.now())
+        sync?.publishIfDue()
+        saveSyncLedger()
         book.submitIfDirty()
         systemd.pingIfDue(mono: ctx.mono)
     }
@@ -80,12 +84,21 @@ extension Daemon {
         let activities = clockWatch.nextDeadline
             ?? panel.nextFrameChange(book.activities, now: now).map { ctx.clock.monotonicInstant(of: $0) }
         return [systemd.nextDeadline, buttons.nextDeadline, chime.nextDeadline, book.nextDeadline,
-                panel.nextDeadline(book.activities, now: now), clients.nextDeadline, mqtt?.nextDeadline, activities]
+                panel.nextDeadline(book.activities, now: now), clients.nextDeadline, mqtt?.nextDeadline, sync?.nextDeadline, activities]
             .compactMap { $0 }.min()
+    }
+
+    /// The sync ledger is saved with the book, when it changed.
+    func saveSyncLedger() {
+        guard let ledger = sync?.takeLedgerIfChanged() else { return }
+        book.syncLedger = ledger
+        book.markDirty()
     }
 
     func shutdown() {
         systemd.stopping()
+        sync?.publishIfDue()
+        saveSyncLedger()
         // What is queued is written before the process ends, and the answers that waited for it go out.
         book.finishWrites()
         takeWriteCompletions()

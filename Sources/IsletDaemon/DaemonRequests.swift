@@ -1,11 +1,12 @@
 import IsletSystem
 import IsletProtocol
 import IsletCore
+import IsletSync
 
 /// The requests' side: the one place the activities change (`perform`), what each request
 /// does, and what clients and systemd are told. An answer to a change waits until the change
 /// is durable; the loop serves everyone else meanwhile.
-extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
+extension Daemon: ClientsDelegate, MQTTBridgeDelegate, SyncGroupDelegate {
     // MARK: the one place the activities change
 
     /// Applies an intent to the book, then renders and flushes the new frame and tells
@@ -16,8 +17,14 @@ extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
         do { applied = try book.apply(intent, timer: timer, now: now) }
         catch { return .failure(.from(error)) }
         let change = applied.change
-        if change.transition.effects.contains(.expanded) {
+        let expanded = change.transition.effects.contains(.expanded)
+        if expanded {
             panel.expand(change.timerID, until: now + .seconds(ctx.config.expandSeconds))
+        }
+        // A person's change is the group's: its record goes to the other displays.
+        if let sync, intent.isSharedChange, applied.changed || expanded {
+            sync.recordLocal(change.timerID, activity: book.book.activity(for: change.timerID),
+                             expandedUntil: expanded ? now + .seconds(ctx.config.expandSeconds) : nil, now: now)
         }
         if change.transition.effects.contains(.started) { clockWatch.forget(change.timerID) }
         chime.react(to: change.transition, timer: change.timerID)
@@ -28,6 +35,8 @@ extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
     }
 
     func refreshDisplay(now: Instant) {
+        // A display joining its group shows nothing until it has the group's state.
+        if sync?.holdsFrames() == true { return }
         let activities = book.activities
         let patternEnded = panel.refresh(activities, now: now) {
             activities.last.map { "\($0.timerID): \($0.phase.rawValue) \(ShownTime.format(ShownTime.seconds(of: $0, at: now)))" } ?? "idle"
@@ -37,8 +46,10 @@ extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
 
     /// The writer finished: starts stand or roll back, and the answers that waited are sent.
     func takeWriteCompletions() {
-        if book.takeCompletions() {
+        let rolledBack = book.takeCompletions()
+        if !rolledBack.isEmpty {
             let now = ctx.clock.now()
+            for t in rolledBack { sync?.recordLocal(t, activity: book.book.activity(for: t), expandedUntil: nil, now: now) }
             broadcastChange(now: now)
             refreshDisplay(now: now)
         }
@@ -69,6 +80,7 @@ extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
         for t in tickets where book.cancelStart(t.timerID) {
             ctx.log.info("the start of timer \"\(t.timerID)\" was cancelled: its client left before it was saved")
             let now = ctx.clock.now()
+            sync?.recordLocal(t.timerID, activity: book.book.activity(for: t.timerID), expandedUntil: nil, now: now)
             broadcastChange(now: now)
             refreshDisplay(now: now)
         }
@@ -137,6 +149,32 @@ extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
 
     var activitiesNow: (activities: [Activity], now: Instant) { (book.activities, ctx.clock.now()) }
 
+    // MARK: SyncGroupDelegate
+
+    func syncAdopt(_ record: SyncRecord) {
+        let now = ctx.clock.now()
+        // Time's own transitions since the change, computed here from the same wall instants;
+        // they do not chime: the moments passed on the display that made the change.
+        let activity = TimerMachine.advance(record.activity, to: now).activity
+        do { try book.adopt(record.timerID, activity: activity) }
+        catch {
+            ctx.log.limited(.warning, topic: "sync-adopt", nowMs: ctx.mono.milliseconds,
+                            "sync: \(record.revision.device)'s state of timer \"\(record.timerID)\" is not shown: \(error.message)")
+            return
+        }
+        if let until = record.expandedUntil, until > now { panel.expand(record.timerID, until: until) }
+        ctx.log.debug("sync: timer \(record.timerID) now \(activity?.phase.rawValue ?? "gone"), from \(record.revision.device)")
+        broadcastChange(now: now)
+    }
+
+    var syncActivities: [Activity] { book.activities }
+
+    func syncMark(_ timerID: String, stale: Bool) {
+        // Fresh again only what the clock watch does not hold stale for its own reason.
+        if !stale, clockWatch.isBehind { return }
+        perform(stale ? .markStale : .markFresh, timer: timerID, now: ctx.clock.now())
+    }
+
     // MARK: what clients and systemd are told
 
     func snapshot(now: Instant) -> ControlResponse {
@@ -165,7 +203,8 @@ extension Daemon: ClientsDelegate, MQTTBridgeDelegate {
                             presentation: panel.shown(book.activities, now: ctx.clock.now()).presentation,
                             clients: clients.count, storeError: book.storeError,
                             clockBehind: clockWatch.isBehind,
-                            chimePulses: chime.reportedPulses, panel: panel.visibleImage, mqtt: mqtt?.status())
+                            chimePulses: chime.reportedPulses, panel: panel.visibleImage, mqtt: mqtt?.status(),
+                            sync: sync?.status())
     }
 
     func statusText() -> String {

@@ -1,4 +1,5 @@
 import IsletCore
+import IsletSync
 import IsletSystem
 
 /// The activities and their durable copy: the one `ActivityBook`, the state file, the writer
@@ -35,7 +36,7 @@ final class DurableBook {
         self.log = log
         self.mono = mono
         book = ActivityBook(restoring: activities)
-        writer = try StoreWriter(save: { try store.saveNow($0) })
+        writer = try StoreWriter(save: { try store.saveNow($0.activities, sync: $0.sync) })
     }
 
     var activities: [Activity] { book.activities }
@@ -80,18 +81,32 @@ final class DurableBook {
         return true
     }
 
+    /// The sync group's ledger, saved with the activities (nil: no `[sync]`). Its owner sets it
+    /// and calls `markDirty` when it changed.
+    var syncLedger: SyncLedger?
+
+    /// Something saved with the book changed (the sync ledger): the next submit writes it.
+    func markDirty() { dirty = true }
+
+    /// Takes another display's state of a timer (docs/SYNC.md); throws when the book refuses it.
+    func adopt(_ timerID: String, activity: Activity?) throws(Rejection) {
+        let before = book.activities
+        try book.adopt(timerID, activity: activity)
+        if book.activities != before { dirty = true }
+    }
+
     /// Hands the book to the writer if it changed (called once the frame is on the bus).
     func submitIfDirty() {
         guard dirty else { return }
         dirty = false
         submittedGeneration += 1
-        writer.submit(book.activities, generation: submittedGeneration)
+        writer.submit(.init(activities: book.activities, sync: syncLedger), generation: submittedGeneration)
     }
 
     /// Takes the writer's finished writes: starts stand or roll back, the store's health is
-    /// logged. True when a start was rolled back (the activities changed).
-    func takeCompletions() -> Bool {
-        var rolledBack = false
+    /// logged. Returns the timers whose start was rolled back (the activities changed).
+    func takeCompletions() -> [String] {
+        var rolledBack: [String] = []
         for done in writer.takeCompletions() {
             durableGeneration = max(durableGeneration, done.generation)
             noteStore(error: done.error, latest: done.generation == submittedGeneration)
@@ -101,12 +116,12 @@ final class DurableBook {
                 let end = book.finishStart(s.ticket, saved: done.error == nil)
                 finishedStarts[s.ticket] = (end, done.error)
                 if end == .rolledBack {
-                    rolledBack = true
+                    rolledBack.append(s.ticket.timerID)
                     log.warning("the start of timer \"\(s.ticket.timerID)\" could not be saved and was undone: \(done.error ?? "")")
                 }
             }
         }
-        if rolledBack { dirty = true }
+        if !rolledBack.isEmpty { dirty = true }
         return rolledBack
     }
 
@@ -167,5 +182,5 @@ final class DurableBook {
     }
 
     /// The last save stamps this stop (the restart rule measures from it).
-    func saveFinalStamp() { try? store.saveNow(book.activities) }
+    func saveFinalStamp() { try? store.saveNow(book.activities, sync: syncLedger) }
 }

@@ -2,6 +2,7 @@ import IsletErrno
 import IsletSystem
 import FoundationEssentials
 import IsletCore
+import IsletSync
 import Synchronization
 
 /// The state file's envelope. `schema` is bumped when the file's form changes incompatibly.
@@ -20,10 +21,13 @@ struct StateFile: Codable {
     var bootNs: Int64?
     var timelineOffsetNs: Int64?
     var activities: [Activity]
+    /// The sync group's ledger and hybrid clock (docs/SYNC.md), with `[sync]` only: saved with
+    /// the activities, so a restart's revisions never go back.
+    var sync: SyncLedger?
 
     enum CodingKeys: String, CodingKey {
         case schema, savedAt = "saved_at", bootID = "boot_id", bootMs = "boot_ms", bootNs = "boot_ns"
-        case timelineOffsetNs = "timeline_offset_ns", activities
+        case timelineOffsetNs = "timeline_offset_ns", activities, sync
     }
 }
 
@@ -43,6 +47,8 @@ public struct LoadedState: Sendable {
     /// The boot id of the save and its timeline stamp, when the file has them.
     public var bootID: String? = nil
     public var timeline: TimelineStamp? = nil
+    /// The sync group's ledger, when the file has one.
+    public var sync: SyncLedger? = nil
     /// A problem to report (the file was moved aside), or nil.
     public var problem: String?
 }
@@ -118,11 +124,11 @@ public final class FileStore: Sendable {
     }
 
     /// The synchronous core of `save`.
-    public func saveNow(_ activities: [Activity]) throws {
+    public func saveNow(_ activities: [Activity], sync: SyncLedger? = nil) throws {
         let t = stamp()
         let file = StateFile(schema: StateFile.schemaVersion, savedAt: ISO8601.format(t.at), bootID: BootID.current,
                              bootMs: t.bootNanoseconds / 1_000_000, bootNs: t.bootNanoseconds,
-                             timelineOffsetNs: t.offsetNanoseconds, activities: activities)
+                             timelineOffsetNs: t.offsetNanoseconds, activities: activities, sync: sync)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = Array(try encoder.encode(file)) + [UInt8(ascii: "\n")]
@@ -250,7 +256,7 @@ public final class FileStore: Sendable {
         catch { return bad("\(error)") }
         let timeline = boot.map { TimelineStamp(at: savedAt, bootNanoseconds: $0, offsetNanoseconds: file.timelineOffsetNs) }
         return .success(LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID,
-                                    timeline: timeline, problem: nil))
+                                    timeline: timeline, sync: file.sync, problem: nil))
     }
 
     /// A decoding error as the field's path in the file and what is wrong with it.

@@ -28,6 +28,8 @@ final class MQTTBridge: MQTTLinkOwner {
     /// An activity changed this turn: published once the frame is on the bus.
     var changed = false
     weak var delegate: (any MQTTBridgeDelegate)?
+    /// The sync group riding this link (docs/SYNC.md), with `[sync]` only: its topics go to it.
+    var group: SyncGroup?
 
     init(_ ctx: DaemonContext, loop: EventLoop, plan: MQTTPlan, device: HomeAssistantDiscovery.Device) throws(DaemonStartError) {
         self.ctx = ctx
@@ -58,15 +60,21 @@ final class MQTTBridge: MQTTLinkOwner {
         link.send(plan.topics.availability, Array("online".utf8), retain: true)
         let (activities, now) = delegate?.activitiesNow ?? ([], ctx.clock.now())
         publishChanges(activities, now: now)
+        group?.linkConnected()
     }
 
     func linkLost() {
         // A new connection publishes everything again.
         published = [:]
         announced = []
+        group?.linkLost()
     }
 
     func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
+        if let group, group.handles(topic) {
+            group.received(topic: topic, payload: payload, retained: retained)
+            return
+        }
         let activities = delegate?.activitiesNow.activities ?? []
         if topic == plan.topics.command {
             // A retained command would act again at every reconnect: refused, not done.

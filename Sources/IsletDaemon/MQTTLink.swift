@@ -238,9 +238,9 @@ final class MQTTLink {
         }
     }
 
-    func send(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil) {
+    func send(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil, expirySeconds: UInt32? = nil) {
         guard let s = session else { return }
-        switch s.publish(topic, payload, retain: retain, correlation: correlation) {
+        switch s.publish(topic, payload, retain: retain, correlation: correlation, expirySeconds: expirySeconds) {
         case .success(let mid):
             // Bounded: a broker that never acknowledges must not grow this without end.
             if inFlight.count < 1024 { inFlight[mid] = topic }

@@ -1,6 +1,7 @@
 import IsletErrno
 import Dispatch
 import IsletCore
+import IsletSync
 import IsletSystem
 import Synchronization
 
@@ -15,8 +16,13 @@ final class StoreWriter: Sendable {
         var generation: UInt64
         var error: String?
     }
+    /// What one write saves.
+    struct Snapshot: Sendable {
+        var activities: [Activity]
+        var sync: SyncLedger?
+    }
     private struct State: Sendable {
-        var waiting: (generation: UInt64, activities: [Activity])?
+        var waiting: (generation: UInt64, snapshot: Snapshot)?
         var completed: [Completion] = []
         var stopping = false
     }
@@ -24,9 +30,9 @@ final class StoreWriter: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
     let done: EventCounter
-    private let save: @Sendable ([Activity]) throws -> Void
+    private let save: @Sendable (Snapshot) throws -> Void
 
-    init(save: @escaping @Sendable ([Activity]) throws -> Void) throws(SystemError) {
+    init(save: @escaping @Sendable (Snapshot) throws -> Void) throws(SystemError) {
         done = try EventCounter()
         self.save = save
         // The thread holds the writer until its loop ends (after finish()).
@@ -35,8 +41,8 @@ final class StoreWriter: Sendable {
     }
 
     /// Queues a snapshot for writing.
-    func submit(_ activities: [Activity], generation: UInt64) {
-        state.withLock { $0.waiting = (generation, activities) }
+    func submit(_ snapshot: Snapshot, generation: UInt64) {
+        state.withLock { $0.waiting = (generation, snapshot) }
         wake.signal()
     }
 
@@ -56,13 +62,13 @@ final class StoreWriter: Sendable {
     private func loop() {
         while true {
             wake.wait()
-            while let job = state.withLock({ s -> (generation: UInt64, activities: [Activity])? in
+            while let job = state.withLock({ s -> (generation: UInt64, snapshot: Snapshot)? in
                 let j = s.waiting
                 s.waiting = nil
                 return j
             }) {
                 var error: String?
-                do { try save(job.activities) } catch let e { error = "\(e)" }
+                do { try save(job.snapshot) } catch let e { error = "\(e)" }
                 state.withLock { $0.completed.append(Completion(generation: job.generation, error: error)) }
                 done.signal()
             }

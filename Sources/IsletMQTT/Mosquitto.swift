@@ -192,11 +192,16 @@ public final class MQTTSession: @unchecked Sendable {
         rc == islet_mosq_ok() || rc == islet_mosq_err_conn_pending() ? nil : error(rc, what)
     }
 
-    /// Queues a QoS 1 publish; its message id, or the error.
-    public func publish(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil) -> Result<Int32, MQTTError> {
+    /// Queues a QoS 1 publish; its message id, or the error. `expirySeconds` (MQTT 5): the
+    /// broker drops the message (a retained one too) after that long.
+    public func publish(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil,
+                        expirySeconds: UInt32? = nil) -> Result<Int32, MQTTError> {
         var mid: Int32 = 0
         var props: OpaquePointer?
         defer { mosquitto_property_free_all(&props) }
+        if let expirySeconds {
+            _ = mosquitto_property_add_int32(&props, islet_prop_message_expiry_interval(), expirySeconds)
+        }
         if let correlation, !correlation.isEmpty, correlation.count <= Int(UInt16.max) {
             _ = correlation.withUnsafeBytes { b in
                 mosquitto_property_add_binary(&props, islet_prop_correlation_data(), b.baseAddress, UInt16(b.count))

@@ -34,3 +34,48 @@ public struct MQTTTopics: Hashable, Sendable {
         return nil
     }
 }
+
+/// A sync group's topics (docs/SYNC.md): `islet/group/<group>/…`, shared by every display of
+/// the group, whatever each one's own prefix.
+public struct GroupTopics: Hashable, Sendable {
+    public let prefix: String
+
+    public init(group: String) { prefix = "islet/group/\(group)" }
+
+    /// Everything of the group: records, beacons and join markers.
+    public var all: String { "\(prefix)/#" }
+    /// A timer's record, retained.
+    public func state(_ timer: String) -> String { "\(prefix)/state/\(timer)" }
+    /// A device's clock beacon (not retained: an old reading would lie).
+    public func clock(_ device: String) -> String { "\(prefix)/clock/\(device)" }
+    /// A device's join marker: when it comes back, every retained record was delivered before it.
+    public func join(_ device: String) -> String { "\(prefix)/join/\(device)" }
+
+    public enum Kind: Hashable, Sendable {
+        case state(timer: String)
+        case clock(device: String)
+        case join(device: String)
+    }
+
+    /// What a topic of the group is, nil for any other topic (or one level too many).
+    public func kind(of topic: String) -> Kind? {
+        guard topic.hasPrefix(prefix + "/") else { return nil }
+        let rest = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        guard rest.count == 2, !rest[1].isEmpty else { return nil }
+        switch rest[0] {
+        case "state": return .state(timer: String(rest[1]))
+        case "clock": return .clock(device: String(rest[1]))
+        case "join": return .join(device: String(rest[1]))
+        default: return nil
+        }
+    }
+
+    /// Why a name cannot be a group's or a device's (a topic level), nil when it can.
+    public static func problem(withName name: String) -> String? {
+        guard !name.isEmpty, name.utf8.count <= 64 else { return "it must be 1 to 64 bytes" }
+        guard name.unicodeScalars.allSatisfy({ ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "-" || $0 == "_" || $0 == "." }) else {
+            return "it may hold only letters A-Z a-z, digits, \"-\", \"_\" and \".\" (it is an MQTT topic level)"
+        }
+        return nil
+    }
+}

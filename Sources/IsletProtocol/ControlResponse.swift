@@ -60,8 +60,10 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var panel: PanelImage?
     /// The MQTT bridge; absent without `[mqtt]`.
     public var mqtt: MQTTStatus?
+    /// The sync group; absent without `[sync]`.
+    public var sync: SyncStatus?
 
-    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil, mqtt: MQTTStatus? = nil) {
+    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil, mqtt: MQTTStatus? = nil, sync: SyncStatus? = nil) {
         self.pid = pid
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -80,12 +82,13 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         self.chimePulses = chimePulses
         self.panel = panel
         self.mqtt = mqtt
+        self.sync = sync
     }
 
     enum CodingKeys: String, CodingKey {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
         case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
-        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt
+        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt, sync
     }
 }
 
@@ -148,6 +151,67 @@ public struct MQTTStatus: Codable, Sendable, Hashable {
         if state != "connected", attempts > 0 { s += "; attempt \(attempts)" }
         if let lastError, state != "connected" { s += "; last error: \(lastError)" }
         return s + ")"
+    }
+}
+
+/// The sync group (docs/SYNC.md), as `status` reports it.
+public struct SyncStatus: Codable, Sendable, Hashable {
+    public var group: String
+    public var device: String
+    /// The group's retained state was taken since the start (the first frame waited for it).
+    public var joined: Bool
+    /// Why the first frame did not wait for the group, when it did not.
+    public var joinNote: String?
+    /// Peers heard in the last 90 s, by name.
+    public var peers: [String]
+    /// `alone` (no peer heard), `agrees`, or `off`: this display's wall clock disagrees with most
+    /// of its peers by more than the bound, and its activities show stale.
+    public var clock: String
+    /// With `off`: the peers' clocks minus ours (the median of the disagreeing ones), and who.
+    public var clockOffsetSeconds: Double?
+    public var clockDisagrees: [String]?
+    public var skewBoundSeconds: Double
+    /// Records held (live ones and tombstones).
+    public var records: Int
+    /// The last press of this display replaced by a later one from another (a partition's conflict).
+    public var lastConflict: String?
+
+    package init(group: String, device: String, joined: Bool, joinNote: String?, peers: [String], clock: String,
+                 clockOffsetSeconds: Double?, clockDisagrees: [String]?, skewBoundSeconds: Double, records: Int, lastConflict: String?) {
+        self.group = group
+        self.device = device
+        self.joined = joined
+        self.joinNote = joinNote
+        self.peers = peers
+        self.clock = clock
+        self.clockOffsetSeconds = clockOffsetSeconds
+        self.clockDisagrees = clockDisagrees
+        self.skewBoundSeconds = skewBoundSeconds
+        self.records = records
+        self.lastConflict = lastConflict
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case group, device, joined, joinNote = "join_note", peers, clock, clockOffsetSeconds = "clock_offset_seconds"
+        case clockDisagrees = "clock_disagrees", skewBoundSeconds = "skew_bound_seconds", records, lastConflict = "last_conflict"
+    }
+
+    /// One line for people: `sync: group … as …, peers …; clock …`.
+    public var line: String {
+        var s = "sync: group \(group) as \(device), \(joined ? "joined" : "not joined yet")"
+        s += peers.isEmpty ? ", no peer heard" : ", peers \(peers.joined(separator: ", "))"
+        switch clock {
+        case "off":
+            // The offset is theirs minus ours: negative when this clock is ahead.
+            let o = clockOffsetSeconds ?? 0
+            let by = StrictJSON.plain((abs(o) * 10).rounded() / 10)
+            s += "; this clock is \(by) s \(o < 0 ? "ahead of" : "behind") \((clockDisagrees ?? []).joined(separator: ", ")) (bound \(StrictJSON.plain(skewBoundSeconds)) s): times are shown stale"
+        case "agrees": s += "; the clock agrees with the group"
+        default: break
+        }
+        if let joinNote { s += "; \(joinNote)" }
+        if let lastConflict { s += "; last conflict: \(lastConflict)" }
+        return s
     }
 }
 

@@ -231,6 +231,7 @@ public enum CtlMain {
             if let e = st.storeError { lines.append("state file problem: \(e)") }
             if st.clockBehind { lines.append("the clock is behind the last save: times are shown stale") }
             if let m = st.mqtt { lines.append(m.line) }
+            if let g = st.sync { lines.append(g.line) }
         }
         return lines.joined(separator: "\n")
     }
