@@ -161,7 +161,7 @@ bench-bound: bench-deps release
 # mosquitto_pub/sub/rr as the clients, a black-holed broker in a network namespace the test
 # makes (root), and Home Assistant's own discovery schemas in a venv (.venv-mqtt, from PyPI).
 # Slow cases (a last will needs a keep-alive of seconds) are why this is not in `make test`.
-MQTT_APT_PACKAGES := mosquitto mosquitto-clients iproute2 openssl python3 python3-venv
+MQTT_APT_PACKAGES := mosquitto mosquitto-clients iproute2 openssl python3 python3-venv faketime
 test-mqtt: deps
 	$(call apt_ensure,$(MQTT_APT_PACKAGES))
 	$(SWIFT) build $(BUILD_FLAGS)

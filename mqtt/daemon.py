@@ -118,7 +118,7 @@ def config_text(sock, state, mqtt=None, extra=""):
 
 
 class Daemon(Fixture):
-    def __init__(self, mqtt=None, *, extra="", netns=None, directory=None, log_level="info"):
+    def __init__(self, mqtt=None, *, extra="", netns=None, directory=None, log_level="info", env=None):
         self._own_dir = directory is None
         self.dir = directory or tempfile.mkdtemp(prefix="islet-mqtt-daemon-")
         if self._own_dir and not os.environ.get("MQTT_KEEP"):
@@ -129,6 +129,7 @@ class Daemon(Fixture):
         self.config = os.path.join(self.dir, "isletd.conf")
         self.netns = netns
         self.log_level = log_level
+        self.extra_env = dict(env or {})
         self.proc = None
         self.write_config(mqtt, extra)
 
@@ -158,6 +159,7 @@ class Daemon(Fixture):
         if self.netns:
             cmd = ["ip", "netns", "exec", self.netns] + cmd   # ip execs isletd: the pid is isletd's
         env = {k: v for k, v in os.environ.items() if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID")}
+        env.update(self.extra_env)
         log = open(self.log_path, "ab")
         if self.proc is not None:
             reaper.untrack(self.proc)

@@ -70,6 +70,8 @@ final class MQTTBridge: MQTTLinkOwner {
         group?.linkLost()
     }
 
+    func linkSubscribed(_ filter: String) { group?.linkSubscribed(filter) }
+
     func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
         if let group, group.handles(topic) {
             group.received(topic: topic, payload: payload, retained: retained)

@@ -7,6 +7,8 @@ protocol MQTTLinkOwner: AnyObject {
     func linkConnected()
     func linkLost()
     func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?)
+    /// The broker granted a subscription (its SUBACK came).
+    func linkSubscribed(_ filter: String)
 }
 
 /// The bridge's connection to its broker: attempts on the connector's thread, the session's
@@ -202,6 +204,7 @@ final class MQTTLink {
             case .subscribed(let mid, let granted):
                 let filter = inFlight.removeValue(forKey: mid) ?? "a topic"
                 if let g = granted.first(where: { $0 >= 0x80 }) { refused("subscription to \(filter) refused: \(MQTTSession.reason(g))") }
+                else { owner?.linkSubscribed(filter) }
             }
         }
         return goodbye
@@ -251,6 +254,17 @@ final class MQTTLink {
         case .failure(let e):
             ctx.log.limited(.warning, topic: "mqtt-publish", nowMs: ctx.mono.milliseconds, "mqtt: \(e)")
         }
+    }
+
+    /// Writes what libmosquitto holds queued now, rather than at the socket's next EPOLLOUT: a
+    /// sync record must be on the wire before the answer to its change (a kill -9 right after
+    /// the answer must not lose it).
+    func flush() {
+        guard let s = session, isUp else { return }
+        for _ in 0..<4 where s.wantsWrite {
+            if let e = s.write() { ctx.log.limited(.warning, topic: "mqtt-publish", nowMs: ctx.mono.milliseconds, "mqtt: \(e.message)"); break }
+        }
+        updateInterest()
     }
 
     /// A clean stop: `last` goes out (the broker sends the will only for a dead link), then

@@ -31,9 +31,6 @@ final class SyncGroup {
     private var clocks: PeerClocks
     weak var delegate: (any SyncGroupDelegate)?
 
-    /// Records made here not yet heard back from the broker: one replaced meanwhile by
-    /// another display's is a conflict (a partition's), logged and shown in `status`.
-    private var unconfirmed: [String: SyncRecord] = [:]
     /// Timers whose record is to be published (made here, or to correct an older copy).
     private var outbox: Set<String> = []
     /// This connection's join marker, until it comes back.
@@ -47,7 +44,7 @@ final class SyncGroup {
     private let holdUntil: MonotonicInstant
     private var joinNote: String?
     private var beaconDue: MonotonicInstant?
-    private var lastBeaconReply: MonotonicInstant?
+    private var lastBeacon: MonotonicInstant?
     private(set) var lastConflict: String?
     /// The clock was judged off at the last look.
     private(set) var clockOff = false
@@ -99,8 +96,7 @@ final class SyncGroup {
         // Stale is this display's own judgement of its clock, not the group's state.
         var shared = activity
         shared?.content.isStale = false
-        let r = ledger.record(timerID, activity: shared, expandedUntil: expandedUntil, now: now)
-        unconfirmed[timerID] = r
+        _ = ledger.record(timerID, activity: shared, expandedUntil: expandedUntil, now: now)
         outbox.insert(timerID)
         ledgerChanged = true
     }
@@ -116,13 +112,20 @@ final class SyncGroup {
 
     func linkConnected() {
         heard = [:]
+        joinToken = nil
         link.subscribe(topics.all)
-        // Retained records come with the subscription; the marker, published after it on the
-        // same connection, comes back after all of them.
+        beacon()
+    }
+
+    /// The broker queued the group's retained records when it took the subscription; the
+    /// marker, published once its SUBACK is here, is queued after all of them, so when it comes
+    /// back every retained record has been taken. (Published together with the SUBSCRIBE, it
+    /// was seen overtaking them.)
+    func linkSubscribed(_ filter: String) {
+        guard filter == topics.all else { return }
         let token = String(UInt64.random(in: 1...UInt64.max), radix: 16)
         joinToken = token
         link.send(topics.join(device), Array(token.utf8), retain: false)
-        beacon()
     }
 
     func linkLost() {
@@ -172,16 +175,16 @@ final class SyncGroup {
         switch ledger.merge(record, now: now) {
         case .taken(let replaced):
             ledgerChanged = true
-            if let mine = unconfirmed.removeValue(forKey: timer), replaced?.revision == mine.revision {
-                // Ours never reached the others before theirs: a partition's conflict. The rule
-                // (the later press wins) has decided; the loser hears of it.
+            if let mine = replaced, mine.revision.device == device, record.overrides(unseen: mine) {
+                // Theirs was made without seeing ours: a partition's conflict. The rule (the
+                // later change wins) has decided; the display whose change lost says so.
                 let what = "this display's change of timer \"\(timer)\" (\(Self.describe(mine.activity, now: now))) was replaced by \(record.revision.device)'s later one (\(Self.describe(record.activity, now: now)))"
                 lastConflict = what
                 ctx.log.notice("sync: \(what)")
             }
             delegate?.syncAdopt(record)
         case .duplicate:
-            if record.revision.device == device, unconfirmed[timer]?.revision == record.revision { unconfirmed[timer] = nil }
+            break
         case .older:
             // The sender, or the broker's retained copy, is behind: ours goes out again.
             outbox.insert(timer)
@@ -213,6 +216,7 @@ final class SyncGroup {
         guard link.isUp else { return }
         let b = Beacon(device: device, wallMs: ctx.loopClock.wallMilliseconds())
         if let bytes = try? JSONEncoder().encode(b) { link.send(topics.clock(device), Array(bytes), retain: false) }
+        lastBeacon = ctx.mono
         beaconDue = ctx.mono.adding(milliseconds: Self.beaconIntervalMs)
     }
 
@@ -224,10 +228,11 @@ final class SyncGroup {
         let mono = ctx.mono
         let new = !clocks.peers(monotonicMs: mono.milliseconds).contains(peer)
         clocks.heard(peer, theirWallMs: b.wallMs, ourWallMs: ctx.loopClock.wallMilliseconds(), monotonicMs: mono.milliseconds)
-        // A display that just came answers at once, so it need not wait 30 s to judge its clock.
-        if new, lastBeaconReply.map({ mono.milliseconds - $0.milliseconds >= 1000 }) ?? true {
-            lastBeaconReply = mono
-            beacon()
+        // A display that just came is answered soon, so it need not wait 30 s to judge its
+        // clock; several newcomers at once share one answer (at most one beacon in 250 ms).
+        if new {
+            let soon = max(mono, lastBeacon.map { $0.adding(milliseconds: 250) } ?? mono)
+            beaconDue = min(beaconDue ?? soon, soon)
         }
     }
 
@@ -278,10 +283,12 @@ final class SyncGroup {
         encoder.outputFormatting = [.sortedKeys]
         for timer in outbox.sorted() {
             guard let r = ledger.record(for: timer), let bytes = try? encoder.encode(r) else { continue }
+            ctx.log.debug("sync: publishing \(timer) at \(r.revision)")
             link.send(topics.state(timer), Array(bytes), retain: true,
                       expirySeconds: UInt32(SyncLedger.retainedLifetime.components.seconds))
         }
         outbox = []
+        link.flush()
     }
 
     var nextDeadline: MonotonicInstant? {

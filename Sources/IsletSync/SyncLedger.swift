@@ -78,7 +78,7 @@ public struct SyncLedger: Hashable, Sendable {
     /// A change made on this device: its record, with a revision later than every one seen.
     public mutating func record(_ timerID: String, activity: Activity?, expandedUntil: Instant? = nil, now: Instant) -> SyncRecord {
         let r = SyncRecord(timerID: timerID, revision: clock.tick(wallMilliseconds: now.milliseconds),
-                           activity: activity, expandedUntil: expandedUntil)
+                           activity: activity, expandedUntil: expandedUntil, basis: entries[timerID]?.record.revision)
         entries[timerID] = Entry(record: r, takenAt: now)
         compact(now: now)
         return r

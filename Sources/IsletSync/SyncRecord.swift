@@ -10,12 +10,22 @@ public struct SyncRecord: Hashable, Sendable {
     public var revision: Revision
     public var activity: Activity?
     public var expandedUntil: Instant?
+    /// The revision of the record the change was made on (what its device showed then; nil:
+    /// none). A record that replaces one of ours but was made on an older one is a conflict:
+    /// its device changed the timer without having seen our change (a partition).
+    public var basis: Revision?
 
-    public init(timerID: String, revision: Revision, activity: Activity?, expandedUntil: Instant? = nil) {
+    public init(timerID: String, revision: Revision, activity: Activity?, expandedUntil: Instant? = nil, basis: Revision? = nil) {
         self.timerID = timerID
         self.revision = revision
         self.activity = activity
         self.expandedUntil = expandedUntil
+        self.basis = basis
+    }
+
+    /// Whether this record, replacing `replaced`, was made without its device having seen it.
+    public func overrides(unseen replaced: SyncRecord) -> Bool {
+        replaced.revision < revision && basis != replaced.revision
     }
 
     /// Why a received record cannot be taken (nil: it can): a record is input from the network,
@@ -33,7 +43,7 @@ public struct SyncRecord: Hashable, Sendable {
 }
 
 extension SyncRecord: Codable {
-    enum CodingKeys: String, CodingKey { case timerID = "timer", revision, activity, expandedUntil = "expanded_until" }
+    enum CodingKeys: String, CodingKey { case timerID = "timer", revision, activity, expandedUntil = "expanded_until", basis }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -41,6 +51,7 @@ extension SyncRecord: Codable {
         try c.encode(revision, forKey: .revision)
         try c.encodeIfPresent(activity, forKey: .activity)
         try c.encodeIfPresent(expandedUntil.map(ISO8601.format), forKey: .expandedUntil)
+        try c.encodeIfPresent(basis, forKey: .basis)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -56,5 +67,6 @@ extension SyncRecord: Codable {
         } else {
             expandedUntil = nil
         }
+        basis = try c.decodeIfPresent(Revision.self, forKey: .basis)
     }
 }
