@@ -27,8 +27,6 @@ public final class Daemon {
     let clockWatch: ClockWatch
     /// The MQTT bridge, with `[mqtt]` only.
     let mqtt: MQTTBridge?
-    /// The sync group (several displays, one session), with `[sync]` only; it rides `mqtt`'s link.
-    let sync: SyncGroup?
     let systemd = Systemd()
 
     /// Ends `run()` from another thread (an embedding host, tests), as SIGTERM does.
@@ -73,10 +71,8 @@ public final class Daemon {
             mqtt = nil
         }
         if let settings = config.sync, let bridge = mqtt {
-            sync = SyncGroup(ctx, settings: settings, device: settings.deviceName ?? bridge.plan.clientID,
-                             link: bridge.link, restoring: loaded.sync)
-        } else {
-            sync = nil
+            bridge.group = SyncGroup(ctx, settings: settings, device: settings.deviceName ?? bridge.plan.clientID,
+                                     link: bridge.link, restoring: loaded.sync)
         }
         // The socket last: a start-up failure above leaves no socket file behind.
         clients = try Clients(ctx, loop: loop, socket: paths.socket)
@@ -101,7 +97,6 @@ public final class Daemon {
         try clients.attach()
         mqtt?.delegate = self
         sync?.delegate = self
-        mqtt?.group = sync
         try mqtt?.attach()
         buttons.attach(to: loop) { [unowned self] command in act(on: command) }
         if panel.readsKeys {
@@ -143,6 +138,10 @@ public final class Daemon {
         }
         return MQTTPlan(s, url: url, password: password, machineID: MQTTPlan.readMachineID())
     }
+
+    /// The sync group (several displays, one session), with `[sync]` only: held by the MQTT
+    /// bridge, whose link it rides.
+    var sync: SyncGroup? { mqtt?.group }
 
     // MARK: routing the inputs
 

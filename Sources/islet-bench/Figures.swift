@@ -41,6 +41,9 @@ enum Key: String, CaseIterable, Sendable {
     case mqttCommandToBusUsP50 = "mqtt_command_to_bus_us_p50"
     case mqttCommandToBusUsP99 = "mqtt_command_to_bus_us_p99"
     case wakeupsPerSPausedMQTT = "wakeups_per_s_paused_mqtt"
+    case syncCommandToPeerBusUsP50 = "sync_command_to_peer_bus_us_p50"
+    case syncCommandToPeerBusUsP99 = "sync_command_to_peer_bus_us_p99"
+    case syncBytesPerChange = "sync_bytes_per_change"
 
     var label: String {
         switch self {
@@ -72,6 +75,9 @@ enum Key: String, CaseIterable, Sendable {
         case .mqttCommandToBusUsP50: "MQTT command to bus, p50"
         case .mqttCommandToBusUsP99: "MQTT command to bus, p99"
         case .wakeupsPerSPausedMQTT: "isletd wake-ups/s, paused, MQTT up"
+        case .syncCommandToPeerBusUsP50: "sync: command on A to B's bus, p50"
+        case .syncCommandToPeerBusUsP99: "sync: command on A to B's bus, p99"
+        case .syncBytesPerChange: "sync: group bytes on the broker per change"
         }
     }
 
@@ -81,10 +87,10 @@ enum Key: String, CaseIterable, Sendable {
         case .renderAllocsPerTick: "allocs"
         case .renderInstructionsPerTick, .flushInstructionsPerTick: "instr"
         case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame,
-             .busFloorBytesPerTick, .mqttBytesPerTransition: "B"
+             .busFloorBytesPerTick, .mqttBytesPerTransition, .syncBytesPerChange: "B"
         case .busTransactionsPerTick, .busTransactionsPerTickLockscreen128x64: "txn"
         case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99,
-             .mqttCommandToBusUsP50, .mqttCommandToBusUsP99: "us"
+             .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99: "us"
         case .wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSPausedMQTT: "/s"
         case .rssKibPeak: "KiB"
         case .startToFirstFrameMs, .tickLatenessMsP99, .tickLatenessMsMax: "ms"

@@ -7,13 +7,17 @@ import Glibc
 /// the first bus byte of the changed frame, and wake-ups while paused with the link up.
 /// Commands go through `mosquitto_pub -l` (one message per line of its stdin), so a command's
 /// time runs from our write to its stdin: the client's read and the broker's hop are in it.
+/// A second isletd in the same `[sync] group` (docs/SYNC.md) gives the group's figures: the
+/// same command on A to the first bus byte of B's changed frame (two broker hops and A's turn
+/// are in it), and the group's bytes on the broker per change.
 struct MQTTBench {
     var bench: DaemonBench
     var commands = 40
     var keepaliveS = 10
     var pausedWindowS = 30
 
-    static let keys: [Key] = [.mqttBytesPerTransition, .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .wakeupsPerSPausedMQTT]
+    static let keys: [Key] = [.mqttBytesPerTransition, .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .wakeupsPerSPausedMQTT,
+                              .syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99, .syncBytesPerChange]
     static let broker = "/usr/sbin/mosquitto", pub = "/usr/bin/mosquitto_pub", sub = "/usr/bin/mosquitto_sub"
 
     func run(into r: inout Results) {
@@ -55,9 +59,22 @@ struct MQTTBench {
         }
         children.append(subPID)
         let config = dir + "/isletd.conf"
-        Processes.write(config, "[mqtt]\nurl = mqtt://127.0.0.1:\(port)\nclient_id = bench\nkeepalive = \(keepaliveS)\n")
+        Processes.write(config, "[mqtt]\nurl = mqtt://127.0.0.1:\(port)\nclient_id = bench\nkeepalive = \(keepaliveS)\n[sync]\ngroup = bench\ndevice_name = a\n")
         let sock = dir + "/islet.sock", state = dir + "/state"
         mkdir(state, 0o700)
+        // The peer: its own directory, capture and socket, in the same group.
+        let peerDir = dir + "/b"
+        mkdir(peerDir, 0o700)
+        mkdir(peerDir + "/state", 0o700)
+        Processes.write(peerDir + "/isletd.conf", "[mqtt]\nurl = mqtt://127.0.0.1:\(port)\nclient_id = bench-b\nkeepalive = \(keepaliveS)\ndiscovery = off\n[sync]\ngroup = bench\ndevice_name = b\n")
+        var peer: DaemonBench.Daemon?
+        switch bench.launch(dir: peerDir, capture: "mqtt.txt", sock: peerDir + "/islet.sock", state: peerDir + "/state",
+                            extra: ["--config", peerDir + "/isletd.conf"]) {
+        case .success(let x): peer = x
+        case .failure(let e):
+            for k in [Key.syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99, .syncBytesPerChange] { r[k] = .missing("the peer: \(e.text)") }
+        }
+        defer { peer?.stop() }
         let d: DaemonBench.Daemon
         switch bench.launch(dir: dir, capture: "mqtt.txt", sock: sock, state: state, extra: ["--config", config]) {
         case .success(let x): d = x
@@ -107,8 +124,30 @@ struct MQTTBench {
             r[.mqttCommandToBusUsP50] = .missing("no command produced a frame on the bus (\(dir))")
             r[.mqttCommandToBusUsP99] = .missing("no command produced a frame on the bus (\(dir))")
         }
+        if let peer {
+            let theirs = peer.reader.read()
+            let po = peer.reader.origin
+            var peerLatencies: [Double] = []
+            for t in sent {
+                if let first = Capture.firstTransaction(atOrAfter: t - po, in: theirs) {
+                    let us = Double(po + first.ns - t) / 1000
+                    if us < 1_000_000 { peerLatencies.append(us) }
+                }
+            }
+            if let p50 = Stats.percentile(peerLatencies, 50), let p99 = Stats.percentile(peerLatencies, 99) {
+                r[.syncCommandToPeerBusUsP50] = .value(p50)
+                r[.syncCommandToPeerBusUsP99] = .value(p99)
+                r.note("sync_commands", "\(peerLatencies.count) of \(sent.count) toggles on A reached B's bus within 1 s; slowest \(peerLatencies.sorted().suffix(3).reversed().map { Report.number($0) }.joined(separator: ", ")) us")
+            } else {
+                r[.syncCommandToPeerBusUsP50] = .missing("no command on A produced a frame on B's bus (\(peerDir))")
+                r[.syncCommandToPeerBusUsP99] = .missing("no command on A produced a frame on B's bus (\(peerDir))")
+            }
+            if let a = carriedBefore, let b = carriedAfter, !sent.isEmpty {
+                r[.syncBytesPerChange] = .value(Double(b.group - a.group) / Double(sent.count))
+            }
+        }
         if let a = carriedBefore, let b = carriedAfter, !sent.isEmpty {
-            r[.mqttBytesPerTransition] = .value(Double(b.total - a.total) / Double(sent.count))
+            r[.mqttBytesPerTransition] = .value(Double(b.total - b.group - a.total + a.group) / Double(sent.count))
             r.note("mqtt_bytes", "topic + payload bytes the broker carried per transition: activity state \(Report.number(Double(b.activity - a.activity) / Double(sent.count))), command \(Report.number(Double(b.command - a.command) / Double(sent.count))), answer \(Report.number(Double(b.response - a.response) / Double(sent.count))) (MQTT framing and TCP not counted)")
         } else {
             r[.mqttBytesPerTransition] = .missing("mosquitto_sub saw nothing")
@@ -126,19 +165,20 @@ struct MQTTBench {
     }
 
     /// Bytes carried so far, from mosquitto_sub's "topic length" lines.
-    static func bytes(_ path: String) -> (total: Int, activity: Int, command: Int, response: Int)? {
+    static func bytes(_ path: String) -> (total: Int, activity: Int, command: Int, response: Int, group: Int)? {
         guard let text = Processes.readFile(path) else { return nil }
-        var total = 0, activity = 0, command = 0, response = 0
+        var total = 0, activity = 0, command = 0, response = 0, group = 0
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ")
             guard parts.count == 2, let n = Int(parts[1]) else { continue }
             let b = parts[0].utf8.count + n
             total += b
-            if parts[0].contains("/activity/") { activity += b }
+            if parts[0].hasPrefix("islet/group/") { group += b }
+            else if parts[0].contains("/activity/") { activity += b }
             else if parts[0].hasSuffix("/command") { command += b }
             else if parts[0].hasSuffix("/response") { response += b }
         }
-        return (total, activity, command, response)
+        return (total, activity, command, response, group)
     }
 }
 

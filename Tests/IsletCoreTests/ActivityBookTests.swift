@@ -202,3 +202,38 @@ private func inFlight(_ outcome: ActivityBook.Outcome) -> (change: ManagerChange
     #expect(again.transition.effects == [.replaced, .started])
     #expect(book.activities.count == 2)
 }
+
+/// A sync group's record adopted into the book (docs/SYNC.md): it replaces the timer's
+/// activity, supersedes a start in flight, goes in start order, and respects the bound.
+@Test func anAdoptedActivityReplacesTheTimersAndSupersedesAStartInFlight() throws {
+    var book = ActivityBook()
+    var a = ActivityAttributes(kind: .countdown(cycle: .seconds(600), cycles: 1))
+    a.timerID = "a"
+    var b = a
+    b.timerID = "b"
+    guard let started = inFlight(try book.beginStart(a, now: t0)) else { return }
+    _ = try book.beginStart(b, now: at(2))
+    // Another display's activity of timer "a", started between the two: it takes a's place
+    // before b (start order), and a's own start no longer stands.
+    guard let remote = try TimerMachine.transition(.start(a), from: nil, now: at(1)).activity else { return }
+    try book.adopt("a", activity: remote)
+    #expect(book.activities.map(\.timerID) == ["a", "b"])
+    #expect(book.activity(for: "a") == remote)
+    #expect(book.finishStart(started.ticket, saved: true) == .notInFlight)
+    #expect(!book.startsInFlight.contains("a"))
+    // A tombstone removes the timer's activity.
+    try book.adopt("b", activity: nil)
+    #expect(book.activities.map(\.timerID) == ["a"])
+    // The bound holds for adopted activities too.
+    for i in 0..<(ActivityBook.maximumActivities - 1) {
+        var x = a
+        x.timerID = "x\(i)"
+        guard let act = try TimerMachine.transition(.start(x), from: nil, now: at(3)).activity else { return }
+        try book.adopt(x.timerID, activity: act)
+    }
+    var extra = a
+    extra.timerID = "extra"
+    guard let over = try TimerMachine.transition(.start(extra), from: nil, now: at(4)).activity else { return }
+    #expect(throws: Rejection.self) { try book.adopt("extra", activity: over) }
+    #expect(book.activities.count == ActivityBook.maximumActivities)
+}

@@ -104,3 +104,28 @@ import IsletSync
     do { _ = try JSONDecoder().decode(SyncLedger.self, from: Data(text.utf8)) }
     catch { #expect("\(error)".contains("no good")) }
 }
+
+@Test func aChangeMadeWithoutSeeingOursIsAConflictAndOneMadeOnItIsNot() throws {
+    var desk = SyncLedger(device: "desk")
+    var bed = SyncLedger(device: "bed")
+    let start = desk.record("default", activity: try countdown("default", minutes: 20, at: morning), now: morning)
+    #expect(start.basis == nil)
+    _ = bed.merge(start, now: morning)
+    // In step: bed pauses what it was shown (desk's start); desk takes it, no conflict.
+    let pause = bed.record("default", activity: nil, now: morning + .seconds(10))
+    #expect(pause.basis == start.revision)
+    #expect(desk.merge(pause, now: morning + .seconds(10)) == .taken(replaced: start))
+    #expect(!pause.overrides(unseen: start))
+    // A partition: each changes the timer on the record it last saw (bed's pause).
+    let deskChange = desk.record("default", activity: nil, now: morning + .seconds(20))
+    let bedChange = bed.record("default", activity: nil, now: morning + .seconds(25))
+    #expect(deskChange.basis == pause.revision && bedChange.basis == pause.revision)
+    // When they meet, bed's later change replaces desk's, which bed never saw: a conflict.
+    #expect(desk.merge(bedChange, now: morning + .seconds(30)) == .taken(replaced: deskChange))
+    #expect(bedChange.overrides(unseen: deskChange))
+    // Desk's older one, arriving at bed, replaces nothing: bed's side has no conflict to report.
+    #expect(bed.merge(deskChange, now: morning + .seconds(30)) == .older(current: bedChange))
+    // The basis crosses the wire.
+    let bytes = try JSONEncoder().encode(bedChange)
+    #expect(try JSONDecoder().decode(SyncRecord.self, from: bytes) == bedChange)
+}
