@@ -172,6 +172,8 @@ struct MQTTBench {
             let parts = line.split(separator: " ")
             guard parts.count == 2, let n = Int(parts[1]) else { continue }
             let b = parts[0].utf8.count + n
+            // The peer's own bridge (its activity pushes) is not A's traffic, nor the group's.
+            if parts[0].hasPrefix("islet/bench-b/") { continue }
             total += b
             if parts[0].hasPrefix("islet/group/") { group += b }
             else if parts[0].contains("/activity/") { activity += b }
