@@ -102,6 +102,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
         .testTarget(name: "IsletMQTTTests", dependencies: ["IsletMQTT", "IsletProtocol", "IsletCore"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

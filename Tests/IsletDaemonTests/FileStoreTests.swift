@@ -1,6 +1,7 @@
 import Foundation
 import IsletCore
 import IsletDaemon
+import IsletSync
 import Testing
 
 @Suite("atomic file store")
@@ -29,6 +30,45 @@ struct FileStoreTests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/activities.json.tmp"), "no temp file is left behind")
         let text = try String(contentsOfFile: dir + "/activities.json", encoding: .utf8)
         #expect(text.contains("\"schema\":1"), "the file carries its schema version")
+    }
+
+    @Test("the sync group's ledger is saved with the activities, and its clock never goes back after a restart")
+    func syncLedgerRoundTrip() throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        let acts = try sample()
+        var ledger = SyncLedger(device: "bed")
+        let made = ledger.record("a", activity: acts[0], now: t0 + .seconds(5))
+        let store = FileStore(directory: dir, now: { self.t0 + .seconds(5) })
+        try store.saveNow(acts, sync: ledger)
+        let loaded = FileStore(directory: dir, now: { self.t0 + .seconds(5) }).load()
+        #expect(loaded.problem == nil)
+        var back = try #require(loaded.sync)
+        #expect(back == ledger)
+        // After a restart with the wall clock an hour behind (no RTC, before NTP), the next
+        // revision is still later than the saved one.
+        let next = back.record("a", activity: nil, now: t0 - .seconds(3600))
+        #expect(next.revision > made.revision)
+        // A file without the key (no [sync], or an older version) has none.
+        try store.saveNow(acts)
+        #expect(FileStore(directory: dir, now: { self.t0 }).load().sync == nil)
+    }
+
+    @Test("a state file whose sync record breaks a rule is moved aside, naming it")
+    func badSyncLedger() throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        var ledger = SyncLedger(device: "bed")
+        _ = ledger.record("a", activity: nil, now: t0)
+        let store = FileStore(directory: dir, now: { self.t0 })
+        try store.saveNow([], sync: ledger)
+        let path = dir + "/activities.json"
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"timer\":\"a\"", with: "\"timer\":\"a b\"").write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = FileStore(directory: dir, now: { self.t0 }).load()
+        let problem = try #require(loaded.problem)
+        #expect(problem.contains("sync") && problem.contains("a b"), "\(problem)")
+        #expect(loaded.sync == nil && loaded.activities.isEmpty)
     }
 
     @Test("a missing file is a fresh start, not a problem")
