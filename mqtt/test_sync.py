@@ -157,8 +157,8 @@ class SyncCase(unittest.TestCase):
 
 class Group(SyncCase):
     def test_press_on_one_shows_on_all(self):
-        """A start, a pause, an expand and a resume, each made on another display of three,
-        show on all three: their panels hold the same bytes."""
+        """A start, a pause, an expand, a resume, a button press and a reset, each made on
+        another display of three, show on all three: their panels hold the same bytes."""
         a, b, c = self.display("desk"), self.display("bed"), self.display("hall")
         trio = [a, b, c]
         r = a.request({"op": "start", "seconds": 600})
@@ -178,6 +178,12 @@ class Group(SyncCase):
         r = c.request({"op": "resume"})
         self.assertTrue(r.get("ok"), r)
         wait_until("hall's resume shows on desk and bed", lambda: self.phases(trio) == ["running"] * 3)
+        # A button: a short press of bed's toggle button (the mock line, through the same
+        # gesture recognizer as a GPIO edge) pauses the session on all three.
+        p = b.ctl("press", "toggle", "--hold-ms", "60")
+        self.assertEqual(p.returncode, 0, p.stderr.decode(errors="replace"))
+        wait_until("bed's button press pauses desk and hall", lambda: self.phases(trio) == ["paused"] * 3)
+        self.same_frame(trio, "the frame after the button press is the same on the three panels")
         r = a.request({"op": "reset"})
         self.assertTrue(r.get("ok"), r)
         wait_until("desk's reset dismisses on all three", lambda: self.phases(trio) == [None] * 3)
@@ -325,23 +331,36 @@ class Crash(SyncCase):
 
 
 class Partition(SyncCase):
-    def test_partition_with_conflicting_presses(self):
-        """The broker goes away (and comes back empty: no persistence); desk pauses, then bed
-        resets, each on its own side. When they meet again both show idle: bed's reset was the
-        later press. desk's pause is not lost silently: its status and log name the conflict."""
+    def partitioned(self, presses):
+        """desk and bed run one session; the broker goes away; then each (name, op) of
+        `presses` is made on that display, 50 ms apart, each side on its own. Returns (desk, bed)."""
         a, b = self.display("desk"), self.display("bed")
         a.request({"op": "start", "seconds": 600})
         wait_until("the start shows on both", lambda: self.phases([a, b]) == ["running"] * 2)
         self.broker.stop()
         a.wait_mqtt("connecting")
         b.wait_mqtt("connecting")
-        self.assertTrue(a.request({"op": "pause"}).get("ok"))
-        time.sleep(0.05)
-        self.assertTrue(b.request({"op": "reset"}).get("ok"))
-        self.assertEqual(self.phases([a, b]), ["paused", None], "each side acts at once on its own")
+        by_name = {"desk": a, "bed": b}
+        for k, (name, op) in enumerate(presses):
+            if k:
+                time.sleep(0.05)
+            r = by_name[name].request({"op": op})
+            self.assertTrue(r.get("ok"), f"{name}'s {op} during the partition: {r}")
+        return a, b
+
+    def rejoin(self, a, b):
+        """The broker comes back empty (no persistence); both reconnect (backoff: up to 60 s)."""
         self.broker.start()
         a.wait_mqtt("connected", timeout=70)
         b.wait_mqtt("connected", timeout=70)
+
+    def test_partition_with_conflicting_presses(self):
+        """The broker goes away (and comes back empty: no persistence); desk pauses, then bed
+        resets, each on its own side. When they meet again both show idle: bed's reset was the
+        later press. desk's pause is not lost silently: its status and log name the conflict."""
+        a, b = self.partitioned([("desk", "pause"), ("bed", "reset")])
+        self.assertEqual(self.phases([a, b]), ["paused", None], "each side acted at once on its own")
+        self.rejoin(a, b)
         wait_until("both converge to the later press (bed's reset)", lambda: self.phases([a, b]) == [None, None])
         s = wait_until("desk names the conflict", lambda: self.sync(a).get("last_conflict"))
         self.assertIn("bed", s)
@@ -355,18 +374,8 @@ class Partition(SyncCase):
     def test_partition_later_pause_wins(self):
         """The other order: bed resets first, desk pauses later. The pause is the later press and
         wins on both; the reset loses and bed says so."""
-        a, b = self.display("desk"), self.display("bed")
-        a.request({"op": "start", "seconds": 600})
-        wait_until("the start shows on both", lambda: self.phases([a, b]) == ["running"] * 2)
-        self.broker.stop()
-        a.wait_mqtt("connecting")
-        b.wait_mqtt("connecting")
-        self.assertTrue(b.request({"op": "reset"}).get("ok"))
-        time.sleep(0.05)
-        self.assertTrue(a.request({"op": "pause"}).get("ok"))
-        self.broker.start()
-        a.wait_mqtt("connected", timeout=70)
-        b.wait_mqtt("connected", timeout=70)
+        a, b = self.partitioned([("bed", "reset"), ("desk", "pause")])
+        self.rejoin(a, b)
         wait_until("both converge to desk's later pause", lambda: self.phases([a, b]) == ["paused", "paused"])
         self.assertEqual(a.activity()["remaining_seconds"], b.activity()["remaining_seconds"])
         wait_until("bed names the conflict", lambda: self.sync(b).get("last_conflict"))
