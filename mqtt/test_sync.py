@@ -106,8 +106,17 @@ class SyncCase(unittest.TestCase):
         self.broker.start()
         self.group = f"g{os.getpid()}x{next(_ids)}"
 
-    def display(self, name, start=True, env=None, directory=None, capture=None, group=None):
+    def display(self, name, start=True, env=None, directory=None, capture=None, group=None, login=None):
         settings = {"url": self.broker.url, "client_id": f"{self.group}-{name}", "keepalive": 60, "discovery": "off"}
+        if login:
+            # (username, password): the password in a 0600 file of its own, as isletd requires.
+            pw_dir = tempfile.mkdtemp(prefix="islet-sync-pw-")
+            self.addCleanup(lambda: subprocess.run(["rm", "-rf", pw_dir]))
+            pw = os.path.join(pw_dir, "password")
+            with open(pw, "w") as f:
+                f.write(login[1] + "\n")
+            os.chmod(pw, 0o600)
+            settings.update(username=login[0], password_file=pw)
         extra = ""
         if capture:
             extra += f"[display]\ncapture = {capture}\n"
@@ -379,6 +388,75 @@ class Partition(SyncCase):
         wait_until("both converge to desk's later pause", lambda: self.phases([a, b]) == ["paused", "paused"])
         self.assertEqual(a.activity()["remaining_seconds"], b.activity()["remaining_seconds"])
         wait_until("bed names the conflict", lambda: self.sync(b).get("last_conflict"))
+
+
+class OneDisplayCutOff(SyncCase):
+    """The other partition: one display's link is gone (its Wi-Fi) while the broker and the
+    other displays go on. The broker cuts bed off itself: mosquitto's dynamic-security plugin
+    disables bed's client, which kicks its connection and refuses its reconnects until it is
+    enabled again. The broker keeps the connected side's retained record all along."""
+
+    def setUp(self):
+        self.broker = Broker(dynsec=True)
+        self.addCleanup(self.broker.close)
+        self.broker.start()
+        self.group = f"g{os.getpid()}x{next(_ids)}"
+        # Anyone may do anything (desk, hall and the test's clients log in anonymously); bed
+        # logs in as a client of its own, so that it alone can be cut off.
+        for c in (["createRole", "all"], ["addRoleACL", "all", "publishClientSend", "#", "allow"],
+                  ["addRoleACL", "all", "publishClientReceive", "#", "allow"],
+                  ["addRoleACL", "all", "subscribePattern", "#", "allow"],
+                  ["createGroup", "anonymous"], ["addGroupRole", "anonymous", "all"], ["setAnonymousGroup", "anonymous"],
+                  ["createClient", "bed", "-p", "bed-pw"], ["addClientRole", "bed", "all"]):
+            self.broker.dynsec(*c)
+
+    def cut_off_bed_then(self, presses):
+        """desk, bed and hall run one session; bed is cut off; each (name, op) of `presses` is
+        made on that display, 50 ms apart; then bed is let back in. Returns (desk, bed, hall)."""
+        a, b, c = self.display("desk"), self.display("bed", login=("bed", "bed-pw")), self.display("hall")
+        trio = [a, b, c]
+        self.assertTrue(a.request({"op": "start", "seconds": 600}).get("ok"))
+        wait_until("the start shows on all three", lambda: self.phases(trio) == ["running"] * 3)
+        self.broker.dynsec("disableClient", "bed")
+        b.wait_mqtt(lambda m: m.get("state") != "connected")
+        by_name = {d.name: d for d in trio}
+        for k, (name, op) in enumerate(presses):
+            if k:
+                time.sleep(0.05)
+            r = by_name[name].request({"op": op})
+            self.assertTrue(r.get("ok"), f"{name}'s {op} while bed is cut off: {r}")
+        # While bed is away, desk and hall are still one group; bed goes on by itself.
+        wait_until("desk and hall agree while bed is away", lambda: len(set(self.phases([a, c]))) == 1)
+        self.assertTrue(b.running, "bed keeps running while cut off")
+        self.broker.dynsec("enableClient", "bed")
+        b.wait_mqtt("connected", timeout=70)
+        return a, b, c
+
+    def test_cut_off_display_pressed_later_wins(self):
+        """desk pauses (hall takes it at once), then bed, cut off, resets: bed's reset is the
+        later press. Back, bed finds desk's older pause retained, answers with its reset, and all
+        three show idle; desk names its replaced pause."""
+        a, b, c = self.cut_off_bed_then([("desk", "pause"), ("bed", "reset")])
+        wait_until("all three converge to bed's later reset", lambda: self.phases([a, b, c]) == [None] * 3)
+        s = wait_until("desk names the conflict", lambda: self.sync(a).get("last_conflict"))
+        self.assertIn("bed", s)
+        self.assertIn("paused", s)
+        self.assertIsNone(self.sync(b).get("last_conflict"), "bed's change won: nothing of bed's was replaced")
+        topic = f"islet/group/{self.group}/state/meditation"
+        record = json.loads(self.broker.retained([topic])[topic])
+        self.assertEqual(record["revision"]["device"], "bed", f"the broker holds bed's record now: {record}")
+
+    def test_connected_side_pressed_later_wins(self):
+        """bed, cut off, resets first; desk pauses later (hall takes it). Back, bed takes desk's
+        pause from the broker: all three show the same frozen time, and bed names its lost reset."""
+        a, b, c = self.cut_off_bed_then([("bed", "reset"), ("desk", "pause")])
+        wait_until("all three converge to desk's later pause", lambda: self.phases([a, b, c]) == ["paused"] * 3)
+        frozen = {d.name: d.activity()["remaining_seconds"] for d in (a, b, c)}
+        self.assertEqual(len(set(frozen.values())), 1, f"one frozen time everywhere: {frozen}")
+        self.same_frame([a, b, c], "the paused frame is the same on the three panels")
+        s = wait_until("bed names the conflict", lambda: self.sync(b).get("last_conflict"))
+        self.assertIn("desk", s)
+        self.assertIsNone(self.sync(a).get("last_conflict"))
 
 
 class ClockSkew(SyncCase):
