@@ -156,6 +156,16 @@ class SyncCase(unittest.TestCase):
             return frames[0] if all(f == frames[0] for f in frames) and frames[0][0] else None
         return wait_until(what, check, timeout=timeout)
 
+    @staticmethod
+    def replayed(capture):
+        """The lit pixels of the frame a bus capture leaves on a 128x64 SSD1306 (isletctl replay)."""
+        _, isletctl = binaries()
+        r = subprocess.run([isletctl, "replay", capture, "--controller", "ssd1306", "--size", "128x64", "-o", "-"],
+                           capture_output=True, timeout=20)
+        if r.returncode != 0:
+            raise AssertionError(f"isletctl replay {capture}: {r.stderr.decode(errors='replace')}")
+        return pbm_pixels(r.stdout)
+
     def phases(self, displays, timer="meditation"):
         out = []
         for d in displays:
@@ -168,7 +178,10 @@ class Group(SyncCase):
     def test_press_on_one_shows_on_all(self):
         """A start, a pause, an expand, a resume, a button press and a reset, each made on
         another display of three, show on all three: their panels hold the same bytes."""
-        a, b, c = self.display("desk"), self.display("bed"), self.display("hall")
+        cap_dir = tempfile.mkdtemp(prefix="islet-sync-captures-")
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", cap_dir]))
+        captures = {n: os.path.join(cap_dir, f"{n}.capture") for n in ("desk", "bed", "hall")}
+        a, b, c = (self.display(n, capture=captures[n]) for n in ("desk", "bed", "hall"))
         trio = [a, b, c]
         r = a.request({"op": "start", "seconds": 600})
         self.assertTrue(r.get("ok"), r)
@@ -193,6 +206,12 @@ class Group(SyncCase):
         self.assertEqual(p.returncode, 0, p.stderr.decode(errors="replace"))
         wait_until("bed's button press pauses desk and hall", lambda: self.phases(trio) == ["paused"] * 3)
         self.same_frame(trio, "the frame after the button press is the same on the three panels")
+        # The bus itself: each display's capture of its I2C writes, replayed by isletctl into a
+        # 128x64 SSD1306, decodes to the same lit frame.
+        frames = {n: self.replayed(path) for n, path in captures.items()}
+        self.assertTrue(frames["desk"], "the replayed frame lights pixels")
+        self.assertEqual(frames["bed"], frames["desk"], "bed's bus bytes decode to desk's frame")
+        self.assertEqual(frames["hall"], frames["desk"], "hall's bus bytes decode to desk's frame")
         r = a.request({"op": "reset"})
         self.assertTrue(r.get("ok"), r)
         wait_until("desk's reset dismisses on all three", lambda: self.phases(trio) == [None] * 3)
@@ -256,7 +275,6 @@ class LateJoin(SyncCase):
         group_frame = self.same_frame([a, b2], "bed shows the group's paused 3:00")
         self.assertEqual(b2.activity()["remaining_seconds"], a.activity()["remaining_seconds"])
         self.assertLess(abs(b2.activity()["remaining_seconds"] - 180), 1)
-        _, isletctl = binaries()
         with open(capture) as f:
             lines = f.read().splitlines()
         data = [i for i, l in enumerate(lines) if l and not l.startswith("#")]
@@ -268,10 +286,7 @@ class LateJoin(SyncCase):
         for end in data:
             with open(prefix, "w") as f:
                 f.write("\n".join(lines[:end + 1]) + "\n")
-            r = subprocess.run([isletctl, "replay", prefix, "--controller", "ssd1306", "--size", "128x64", "-o", "-"],
-                               capture_output=True, timeout=20)
-            self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
-            images.append(pbm_pixels(r.stdout))
+            images.append(self.replayed(prefix))
             checked += 1
         final = images[-1]
         self.assertTrue(final, "the last frame lights pixels")
