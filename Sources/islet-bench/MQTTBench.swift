@@ -107,41 +107,14 @@ struct MQTTBench {
         }
         Clocks.sleep(ms: 500)
         let carriedAfter = Self.bytes(carried)
-        let transactions = d.reader.read()
-        let o = d.reader.origin
-        var latencies: [Double] = []
-        for t in sent {
-            if let first = Capture.firstTransaction(atOrAfter: t - o, in: transactions) {
-                let us = Double(o + first.ns - t) / 1000
-                if us < 1_000_000 { latencies.append(us) }
-            }
-        }
-        if let p50 = Stats.percentile(latencies, 50), let p99 = Stats.percentile(latencies, 99) {
-            r[.mqttCommandToBusUsP50] = .value(p50)
-            r[.mqttCommandToBusUsP99] = .value(p99)
-            r.note("mqtt_commands", "\(latencies.count) of \(sent.count) toggles through mosquitto_pub -l and the broker reached the bus within 1 s; slowest \(latencies.sorted().suffix(3).reversed().map { Report.number($0) }.joined(separator: ", ")) us")
-        } else {
-            r[.mqttCommandToBusUsP50] = .missing("no command produced a frame on the bus (\(dir))")
-            r[.mqttCommandToBusUsP99] = .missing("no command produced a frame on the bus (\(dir))")
-        }
+        Self.report(Self.toBus(sent, d.reader.read(), origin: d.reader.origin), of: sent.count,
+                    p50: .mqttCommandToBusUsP50, p99: .mqttCommandToBusUsP99, into: &r, note: "mqtt_commands",
+                    what: "toggles through mosquitto_pub -l and the broker reached the bus",
+                    none: "no command produced a frame on the bus (\(dir))")
         if let peer {
-            let theirs = peer.reader.read()
-            let po = peer.reader.origin
-            var peerLatencies: [Double] = []
-            for t in sent {
-                if let first = Capture.firstTransaction(atOrAfter: t - po, in: theirs) {
-                    let us = Double(po + first.ns - t) / 1000
-                    if us < 1_000_000 { peerLatencies.append(us) }
-                }
-            }
-            if let p50 = Stats.percentile(peerLatencies, 50), let p99 = Stats.percentile(peerLatencies, 99) {
-                r[.syncCommandToPeerBusUsP50] = .value(p50)
-                r[.syncCommandToPeerBusUsP99] = .value(p99)
-                r.note("sync_commands", "\(peerLatencies.count) of \(sent.count) toggles on A reached B's bus within 1 s; slowest \(peerLatencies.sorted().suffix(3).reversed().map { Report.number($0) }.joined(separator: ", ")) us")
-            } else {
-                r[.syncCommandToPeerBusUsP50] = .missing("no command on A produced a frame on B's bus (\(peerDir))")
-                r[.syncCommandToPeerBusUsP99] = .missing("no command on A produced a frame on B's bus (\(peerDir))")
-            }
+            Self.report(Self.toBus(sent, peer.reader.read(), origin: peer.reader.origin), of: sent.count,
+                        p50: .syncCommandToPeerBusUsP50, p99: .syncCommandToPeerBusUsP99, into: &r, note: "sync_commands",
+                        what: "toggles on A reached B's bus", none: "no command on A produced a frame on B's bus (\(peerDir))")
             if let a = carriedBefore, let b = carriedAfter, !sent.isEmpty {
                 r[.syncBytesPerChange] = .value(Double(b.group - a.group) / Double(sent.count))
             }
@@ -162,6 +135,29 @@ struct MQTTBench {
         } else {
             r[.wakeupsPerSPausedMQTT] = .missing("the timer was not paused after the commands: \(status.prefix(120))")
         }
+    }
+
+    /// Microseconds from each command sent (monotonic ns) to the first bus transaction of a
+    /// capture at or after it; a command with none within 1 s produced no frame.
+    static func toBus(_ sent: [Int64], _ transactions: [Transaction], origin o: Int64) -> [Double] {
+        sent.compactMap { t in
+            guard let first = Capture.firstTransaction(atOrAfter: t - o, in: transactions) else { return nil }
+            let us = Double(o + first.ns - t) / 1000
+            return us < 1_000_000 ? us : nil
+        }
+    }
+
+    /// p50 and p99 of `latencies` into the results, with a note naming the slowest; or why not.
+    static func report(_ latencies: [Double], of sent: Int, p50: Key, p99: Key, into r: inout Results,
+                       note: String, what: String, none: String) {
+        guard let a = Stats.percentile(latencies, 50), let b = Stats.percentile(latencies, 99) else {
+            r[p50] = .missing(none)
+            r[p99] = .missing(none)
+            return
+        }
+        r[p50] = .value(a)
+        r[p99] = .value(b)
+        r.note(note, "\(latencies.count) of \(sent) \(what) within 1 s; slowest \(latencies.sorted().suffix(3).reversed().map { Report.number($0) }.joined(separator: ", ")) us")
     }
 
     /// Bytes carried so far, from mosquitto_sub's "topic length" lines.
