@@ -52,6 +52,10 @@ final class SyncGroup {
     private var markedStale: Set<String> = []
     /// The ledger changed since the book last took a copy to save.
     private var ledgerChanged = false
+    /// Corrections (ours answering an older or losing copy): at most one per timer per
+    /// `correctionIntervalMs`, so replays of an old record cost one publish, not one each.
+    private var lastCorrection: [String: MonotonicInstant] = [:]
+    private var correctionDue: [String: MonotonicInstant] = [:]
 
     /// The first frame waits this long at most for the group's state (a broker that does not
     /// answer must not keep the panel dark).
@@ -59,6 +63,12 @@ final class SyncGroup {
     static let beaconIntervalMs: Int64 = 30_000
     /// A payload larger than this is no record of ours (an activity's is under 2 KiB).
     static let maximumPayload = 16 * 1024
+    /// A clock beacon is `{"device": …, "wall_ms": …}`: a few dozen bytes.
+    static let maximumBeaconPayload = 256
+    static let correctionIntervalMs: Int64 = 10_000
+    /// Remote revisions may be this far ahead of this display's clock beyond the skew bound
+    /// (delivery, and a beacon's age): docs/SYNC.md "Bounds".
+    static let aheadMarginMs: Int64 = 1_000
 
     init(_ ctx: DaemonContext, settings: SyncSettings, device: String, link: MQTTLink, restoring saved: SyncLedger?) {
         self.ctx = ctx
@@ -68,16 +78,27 @@ final class SyncGroup {
         topics = GroupTopics(group: settings.group ?? "islet")
         clocks = PeerClocks(boundMilliseconds: Int64((settings.skewBoundSeconds * 1000).rounded()))
         holdUntil = ctx.mono.adding(milliseconds: Self.joinTimeoutMs)
-        if let saved, saved.device == device {
+        if var saved, saved.device == device {
+            // A ledger saved before the bounds existed may hold a poisoned clock: healed, once.
+            if let note = saved.heal(now: ctx.clock.now()) {
+                ctx.log.warning("sync: the saved group state was out of bounds and was repaired: \(note); the activities are kept")
+                ledgerChanged = true
+            }
             ledger = saved
         } else {
             // A new name (or a first start): a new clock that is still later than every saved record.
             var l = SyncLedger(device: device)
             let now = ctx.clock.now()
+            l.aheadLimitMilliseconds = Self.aheadLimit(settings)
             for e in saved?.entries.values.sorted(by: { $0.record.revision < $1.record.revision }) ?? [] { _ = l.merge(e.record, now: now) }
             ledger = l
             ledgerChanged = true
         }
+        ledger.aheadLimitMilliseconds = Self.aheadLimit(settings)
+    }
+
+    static func aheadLimit(_ settings: SyncSettings) -> Int64 {
+        Int64((settings.skewBoundSeconds * 1000).rounded()) + aheadMarginMs
     }
 
     /// Activities this display holds that the group has no record of (made before `[sync]`
@@ -170,9 +191,22 @@ final class SyncGroup {
             warn("the record on \(topic) is for timer \"\(record.timerID.prefix(80))\"; ignored")
             return
         }
-        heard[timer] = max(heard[timer] ?? record.revision, record.revision)
         let now = ctx.clock.now()
-        switch ledger.merge(record, now: now) {
+        let merge = ledger.merge(record, now: now)
+        switch merge {
+        case .taken, .duplicate, .older:
+            // Bounded by the ledger: only timers it holds are remembered for the join.
+            if ledger.record(for: timer) != nil { heard[timer] = max(heard[timer] ?? record.revision, record.revision) }
+        case .deferred, .refused:
+            break
+        }
+        react(to: merge, of: record, topic: topic, now: now)
+    }
+
+    /// What a merge leads to: adopt, correct, or say why not.
+    private func react(to merge: SyncLedger.Merge, of record: SyncRecord, topic: String, now: Instant) {
+        let timer = record.timerID
+        switch merge {
         case .taken(let replaced):
             ledgerChanged = true
             if let mine = replaced, mine.revision.device == device, record.overrides(unseen: mine) {
@@ -186,10 +220,37 @@ final class SyncGroup {
         case .duplicate:
             break
         case .older:
-            // The sender, or the broker's retained copy, is behind: ours goes out again.
-            outbox.insert(timer)
+            // The sender, or the broker's retained copy, is behind: ours goes out again (once
+            // per interval, however often the old copy comes).
+            scheduleCorrection(timer)
+        case .deferred(let ahead):
+            warn("the record on \(topic) is dated \(ahead) ms ahead of this display's clock (bound \(ledger.aheadLimitMilliseconds) ms): held until this clock gets there")
         case .refused(let why):
             warn("the record on \(topic) was refused: \(why)")
+        }
+    }
+
+    private func scheduleCorrection(_ timer: String) {
+        guard correctionDue[timer] == nil else { return }
+        let mono = ctx.mono
+        let earliest = lastCorrection[timer].map { $0.adding(milliseconds: Self.correctionIntervalMs) } ?? mono
+        correctionDue[timer] = max(mono, earliest)
+    }
+
+    /// Corrections whose time has come join the outbox; held records whose time has come are taken.
+    private func takeDue() {
+        let mono = ctx.mono
+        for (timer, due) in correctionDue where mono >= due {
+            correctionDue[timer] = nil
+            lastCorrection[timer] = mono
+            outbox.insert(timer)
+        }
+        if lastCorrection.count > SyncLedger.maximumEntries {
+            for (timer, at) in lastCorrection where mono >= at.adding(milliseconds: Self.correctionIntervalMs) { lastCorrection[timer] = nil }
+        }
+        let now = ctx.clock.now()
+        for (record, merge) in ledger.takeDue(now: now) {
+            react(to: merge, of: record, topic: topics.state(record.timerID), now: now)
         }
     }
 
@@ -221,13 +282,15 @@ final class SyncGroup {
     }
 
     private func heardBeacon(_ payload: [UInt8], from peer: String, topic: String) {
-        guard let b = try? JSONDecoder().decode(Beacon.self, from: Data(payload)), b.device == peer else {
-            warn("the clock beacon on \(topic) is not {\"device\": \"\(peer)\", \"wall_ms\": N}; ignored")
+        guard payload.count <= Self.maximumBeaconPayload, GroupTopics.problem(withName: peer) == nil,
+              let b = try? JSONDecoder().decode(Beacon.self, from: Data(payload)), b.device == peer,
+              (0...Revision.maximumWallMilliseconds).contains(b.wallMs) else {
+            warn("the clock beacon on \(topic) is not {\"device\": \"\(peer.prefix(64))\", \"wall_ms\": N} (at most \(Self.maximumBeaconPayload) bytes, N a time from 1970 to 9999); ignored")
             return
         }
         let mono = ctx.mono
-        let new = !clocks.peers(monotonicMs: mono.milliseconds).contains(peer)
-        clocks.heard(peer, theirWallMs: b.wallMs, ourWallMs: ctx.loopClock.wallMilliseconds(), monotonicMs: mono.milliseconds)
+        // A newcomer takes a seat if one is free (PeerClocks: bounded, first come).
+        let new = clocks.heard(peer, theirWallMs: b.wallMs, ourWallMs: ctx.loopClock.wallMilliseconds(), monotonicMs: mono.milliseconds)
         // A display that just came is answered soon, so it need not wait 30 s to judge its
         // clock; several newcomers at once share one answer (at most one beacon in 250 ms).
         if new {
@@ -250,6 +313,7 @@ final class SyncGroup {
     /// The turn's work: the clock's verdict, and the beacon when due.
     func afterEvents() {
         let mono = ctx.mono
+        takeDue()
         if let due = beaconDue, mono >= due { beacon() }
         let off: Bool
         if case .disagrees = clocks.verdict(monotonicMs: mono.milliseconds) { off = true } else { off = false }
@@ -292,7 +356,8 @@ final class SyncGroup {
     }
 
     var nextDeadline: MonotonicInstant? {
-        [beaconDue, joined || joinNote != nil ? nil : holdUntil].compactMap { $0 }.min()
+        let held = ledger.nextPendingWallMilliseconds.map { ctx.clock.monotonicInstant(of: Instant(milliseconds: $0)) }
+        return [beaconDue, joined || joinNote != nil ? nil : holdUntil, correctionDue.values.min(), held].compactMap { $0 }.min()
     }
 
     func status() -> SyncStatus {

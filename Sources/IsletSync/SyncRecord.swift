@@ -28,12 +28,21 @@ public struct SyncRecord: Hashable, Sendable {
         replaced.revision < revision && basis != replaced.revision
     }
 
+    /// How long after its change a record's expanded view may last at most.
+    public static let maximumExpandMilliseconds: Int64 = 3_600_000
+
     /// Why a received record cannot be taken (nil: it can): a record is input from the network,
     /// checked by the rules every activity the book makes meets.
     public var problem: String? {
         guard ActivityAttributes.isValidTimerID(timerID) else { return "timer id \"\(timerID.prefix(80))\" is not \(ActivityAttributes.timerIDRule)" }
         guard !revision.device.isEmpty, revision.device.utf8.count <= 64 else { return "the revision's device id must be 1 to 64 bytes" }
         guard revision.wallMilliseconds >= 0 else { return "the revision's wall time \(revision.wallMilliseconds) is before 1970" }
+        guard revision.isInRange else { return "the revision's wall time \(revision.wallMilliseconds) is after the year 9999" }
+        if let until = expandedUntil {
+            // An expand lasts seconds; one that would hold the panel for ever is no change a display makes.
+            let (limit, overflow) = revision.wallMilliseconds.addingReportingOverflow(Self.maximumExpandMilliseconds)
+            guard overflow || until.milliseconds <= limit else { return "expanded_until is more than an hour after its change" }
+        }
         if let a = activity {
             guard a.timerID == timerID else { return "the activity is for timer \"\(a.timerID.prefix(80))\", not \"\(timerID)\"" }
             if let v = a.violation() { return "\(v)" }
