@@ -16,6 +16,8 @@ static inline int islet_opt_protocol_version(void) { return MOSQ_OPT_PROTOCOL_VE
 static inline int islet_opt_tls_use_os_certs(void) { return MOSQ_OPT_TLS_USE_OS_CERTS; }
 static inline int islet_prop_correlation_data(void) { return MQTT_PROP_CORRELATION_DATA; }
 static inline int islet_prop_message_expiry_interval(void) { return MQTT_PROP_MESSAGE_EXPIRY_INTERVAL; }
+static inline int islet_prop_maximum_packet_size(void) { return MQTT_PROP_MAXIMUM_PACKET_SIZE; }
+static inline int islet_mosq_err_oversize_packet(void) { return MOSQ_ERR_OVERSIZE_PACKET; }
 static inline int islet_sub_opt_retain_as_published(void) { return MQTT_SUB_OPT_RETAIN_AS_PUBLISHED; }
 static inline int islet_log_warnings_and_errors(void) { return MOSQ_LOG_ERR | MOSQ_LOG_WARNING; }
 

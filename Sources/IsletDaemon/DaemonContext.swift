@@ -97,3 +97,35 @@ func earliest(_ a: MonotonicInstant?, _ b: MonotonicInstant?) -> MonotonicInstan
     guard let b else { return a }
     return min(a, b)
 }
+
+/// A token bucket on the monotonic clock: `burst` at once, then `perSecond` (docs/MQTT.md
+/// "Bounds"). What it refuses is not queued: a flood costs a counter, not memory.
+struct RateLimit {
+    let perSecond: Int64
+    let burst: Int64
+    /// Tokens in thousandths, so a whole number of milliseconds refills exactly.
+    private var milliTokens: Int64
+    private var last: MonotonicInstant?
+
+    init(perSecond: Int64, burst: Int64) {
+        self.perSecond = perSecond
+        self.burst = burst
+        milliTokens = burst * 1000
+    }
+
+    /// Takes one token at `mono`; false when none is left.
+    mutating func take(at mono: MonotonicInstant) -> Bool {
+        if let last {
+            if mono > last {
+                let elapsed = min(mono.nanoseconds(since: last) / 1_000_000, 3_600_000)
+                milliTokens = min(burst * 1000, milliTokens + elapsed * perSecond)
+                self.last = mono
+            }
+        } else {
+            last = mono
+        }
+        guard milliTokens >= 1000 else { return false }
+        milliTokens -= 1000
+        return true
+    }
+}

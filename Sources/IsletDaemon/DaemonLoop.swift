@@ -21,7 +21,7 @@ extension Daemon {
         systemd.ready(status: statusText(), mono: ctx.mono)
         while lifecycle.running {
             prepareToWait()
-            do { try loop.turn(immediately: clients.hasBufferedRequest) } catch {
+            do { try loop.turn(immediately: clients.hasBufferedRequest || mqtt?.hasBacklog == true) } catch {
                 ctx.log.error("the event loop failed: \(error)")
                 shutdown()
                 return 71

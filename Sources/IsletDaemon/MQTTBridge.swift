@@ -25,6 +25,17 @@ final class MQTTBridge: MQTTLinkOwner {
     /// Answers waiting for their change to be durable, in arrival order.
     private var held: [(generation: UInt64, ticket: StartTicket?, id: String?, correlation: [UInt8]?)] = []
     private var ledger = RequestLedger()
+    /// Commands done at most 20 a second (a burst of 40); the rest are dropped and counted.
+    private var commandLimit = RateLimit(perSecond: MQTTBridge.commandsPerSecond, burst: MQTTBridge.commandBurst)
+    private var commandsDropped = 0
+    /// Home Assistant's birth messages: one announcement for any number of them within
+    /// `announceIntervalMs` (a flapping or flooding `homeassistant/status`).
+    private var announceDue: MonotonicInstant?
+    private var lastAnnounce: MonotonicInstant?
+
+    static let commandsPerSecond: Int64 = 20
+    static let commandBurst: Int64 = 40
+    static let announceIntervalMs: Int64 = 10_000
     /// An activity changed this turn: published once the frame is on the bus.
     var changed = false
     weak var delegate: (any MQTTBridgeDelegate)?
@@ -44,8 +55,20 @@ final class MQTTBridge: MQTTLinkOwner {
         try link.attach()
     }
 
-    func afterEvents() { link.afterEvents() }
-    var nextDeadline: MonotonicInstant? { link.nextDeadline }
+    func afterEvents() {
+        link.afterEvents()
+        if let due = announceDue, ctx.mono >= due {
+            announceDue = nil
+            lastAnnounce = ctx.mono
+            guard link.isUp else { return }
+            ctx.log.info("mqtt: Home Assistant is online; announcing again")
+            announced = []
+            announce(delegate?.activitiesNow.activities ?? [])
+        }
+    }
+    var nextDeadline: MonotonicInstant? { [link.nextDeadline, announceDue].compactMap { $0 }.min() }
+    /// Messages wait for a later turn: the loop takes them without sleeping.
+    var hasBacklog: Bool { link.hasBacklog }
 
     // MARK: MQTTLinkOwner
 
@@ -86,10 +109,11 @@ final class MQTTBridge: MQTTLinkOwner {
             }
             command(payload, correlation: correlation)
         } else if topic == discovery.statusTopic {
-            if payload == Array("online".utf8), plan.settings.discovery {
-                ctx.log.info("mqtt: Home Assistant is online; announcing again")
-                announced = []
-                announce(activities)
+            if payload == Array("online".utf8), plan.settings.discovery, announceDue == nil {
+                // Coalesced: the first birth is answered at once, later ones within the
+                // interval share one announcement at its end.
+                let mono = ctx.mono
+                announceDue = max(mono, lastAnnounce.map { $0.adding(milliseconds: Self.announceIntervalMs) } ?? mono)
             }
         } else if retained, !payload.isEmpty, let timer = plan.topics.timer(ofActivityTopic: topic) {
             // Left from an earlier run (an activity dismissed while the daemon was away).
@@ -107,6 +131,13 @@ final class MQTTBridge: MQTTLinkOwner {
         guard payload.count <= ControlRequest.maximumLineBytes else {
             respond(.failure(ProtocolError("payload_too_large", "a command is limited to \(ControlRequest.maximumLineBytes) bytes (got \(payload.count))")),
                     id: nil, correlation: correlation)
+            return
+        }
+        guard commandLimit.take(at: ctx.mono) else {
+            // Not answered: an answer per dropped command would make the flood ours too.
+            commandsDropped += 1
+            ctx.log.limited(.warning, topic: "mqtt-commands", nowMs: ctx.mono.milliseconds,
+                            "mqtt: commands on \(plan.topics.command) come faster than \(Self.commandsPerSecond) a second (burst \(Self.commandBurst)); the excess is dropped (\(commandsDropped) so far)")
             return
         }
         let id = ControlRequest.requestID(in: payload)
@@ -210,7 +241,8 @@ final class MQTTBridge: MQTTLinkOwner {
         case .refused(let why): ("refused", why)
         }
         return MQTTStatus(state: state, since: r.since, broker: plan.url.description, clientID: plan.clientID,
-                          topicPrefix: plan.topics.prefix, reason: reason, lastError: r.lastError, attempts: r.attempts)
+                          topicPrefix: plan.topics.prefix, reason: reason, lastError: r.lastError, attempts: r.attempts,
+                          commandsDropped: commandsDropped, messagesDropped: r.messagesDropped)
     }
 
     /// A clean stop says `offline` itself.

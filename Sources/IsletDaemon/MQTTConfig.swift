@@ -50,7 +50,8 @@ public struct MQTTSettings: Sendable, Hashable {
         case "url":
             switch BrokerURL.parse(value) {
             case .success(let u): url = u
-            case .failure(let e): throw ConfigError(origin, "mqtt.url = \"\(value)\": \(e); accepted: \(BrokerURL.accepted)")
+            // The text is quoted with any user:password@ part masked: it goes to the journal.
+            case .failure(let e): throw ConfigError(origin, "mqtt.url = \"\(BrokerURL.masked(value))\": \(e); accepted: \(BrokerURL.accepted)")
             }
         case "username":
             guard !value.isEmpty, value.utf8.count <= 256 else { throw bad("a user name of 1 to 256 bytes") }

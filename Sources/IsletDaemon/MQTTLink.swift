@@ -26,6 +26,16 @@ final class MQTTLink {
         var since: Instant
         var lastError: String?
         var attempts = 0
+        /// Messages not taken because a flood filled the inbox.
+        var messagesDropped = 0
+    }
+
+    /// A message waiting for its turn.
+    private struct Inbound {
+        var topic: String
+        var payload: [UInt8]
+        var retained: Bool
+        var correlation: [UInt8]?
     }
 
     private let ctx: DaemonContext
@@ -46,8 +56,28 @@ final class MQTTLink {
     /// Publishes, and the bytes of topic and payload they carried (for `make bench`).
     private(set) var traffic = (publishes: 0, bytes: 0)
     weak var owner: (any MQTTLinkOwner)?
+    /// Messages read and not handed to the owner yet: at most `messagesPerTurn` go each turn,
+    /// so the frame and the socket's clients are served between them (docs/MQTT.md "Bounds").
+    private var inbox: [Inbound] = []
+    private var inboxHead = 0
+    /// When the connection came up (a connection that lasted resets the backoff).
+    private var connectedAt: MonotonicInstant?
+    /// Why the broker last ended a connection, when it said (e.g. another client took the id).
+    private var brokerGoodbye: String?
 
+    /// The whole attempt, resolving and connecting and the broker's CONNACK, ends by then.
     static let attemptTimeoutMs: Int64 = 30_000
+    /// A connection must last this long before a failure starts the backoff from 1 s again:
+    /// a broker that accepts and then drops us at once is tried ever more slowly.
+    static let stableAfterMs: Int64 = 60_000
+    static let messagesPerTurn = 16
+    /// Past this many waiting, the socket is not read (TCP pushes back to the broker).
+    static let pauseReadingAt = 256
+    /// Waiting messages kept at most; more (one read can bring many) are dropped and counted.
+    static let inboxLimit = 2048
+    /// MQTT 5 reason code 0x8E: the broker ended this connection because another client
+    /// connected with the same client id.
+    static let sessionTakenOver: Int32 = 0x8E
 
     init(_ ctx: DaemonContext, loop: EventLoop, plan: MQTTPlan) throws(DaemonStartError) {
         self.ctx = ctx
@@ -89,11 +119,12 @@ final class MQTTLink {
 
     private func takeAttempt() {
         guard let (s, error) = connector.take() else { return }
-        attemptDeadline = nil
-        if let error { failed(error.message); return }
+        // The deadline stays until CONNACK: a broker (or anything else on its port) that
+        // accepts the connection and never answers must not hold the link in `connecting`.
+        if let error { attemptDeadline = nil; failed(error.message); return }
         let socket = s.socket
         do { try loop.register(socket, readable: true, writable: s.wantsWrite) { [unowned self] r in ready(r) } }
-        catch { failed("cannot watch the broker's socket: \(error)"); return }
+        catch { attemptDeadline = nil; failed("cannot watch the broker's socket: \(error)"); return }
         session = s
         fd = socket
         lastSent = ctx.mono
@@ -118,6 +149,10 @@ final class MQTTLink {
         }
         report.state = next
         report.lastError = why
+        // A connection that lasted resets the backoff; one dropped soon after CONNACK does not,
+        // so a broker that refuses us after accepting us is tried ever more slowly.
+        if let up = connectedAt, mono >= up.adding(milliseconds: Self.stableAfterMs) { backoff.succeeded() }
+        connectedAt = nil
         backoff.failed(at: mono)
         if let at = backoff.retryAt {
             let wait = at.nanoseconds(since: mono) / 1_000_000
@@ -132,6 +167,9 @@ final class MQTTLink {
         fd = -1
         session = nil
         inFlight = [:]
+        // What a lost connection brought is not acted on: its answers could not go out.
+        inbox = []
+        inboxHead = 0
     }
 
     // MARK: the loop's calls
@@ -152,20 +190,32 @@ final class MQTTLink {
         let error = body()
         let goodbye = handleEvents(s)
         guard session === s else { return }
-        if let error { failed("lost the connection to \(plan.url): \(error.message)") }
+        if let error { failed("lost the connection to \(plan.url): \(brokerGoodbye ?? error.message)") }
         else if let goodbye { failed("lost the connection to \(plan.url): \(goodbye)") }
         else { updateInterest() }
     }
 
+    /// Whether messages wait for a later turn (the loop then does not sleep).
+    var hasBacklog: Bool { inboxHead < inbox.count }
+
     /// The attempt that took too long, the next try, the keep-alive.
     func afterEvents() {
         let mono = ctx.mono
+        deliver()
         if let deadline = attemptDeadline, mono >= deadline {
             attemptDeadline = nil
-            connector.abandon()
-            failed("no connection within \(Self.attemptTimeoutMs / 1000) s (the broker's address does not answer, or its name does not resolve)")
+            if session != nil {
+                failed("the broker at \(plan.url) took the connection but sent no CONNACK within \(Self.attemptTimeoutMs / 1000) s (is it an MQTT broker, and is mqtts:// needed?)")
+            } else {
+                connector.abandon()
+                failed("no connection within \(Self.attemptTimeoutMs / 1000) s (the broker's address does not answer, or its name does not resolve)")
+            }
         }
         if session == nil, attemptDeadline == nil, backoff.isDue(mono) { beginAttempt() }
+        if brokerGoodbye != nil, let up = connectedAt, mono >= up.adding(milliseconds: Self.stableAfterMs) {
+            brokerGoodbye = nil
+            if report.state == .connected { report.lastError = nil }
+        }
         if let s = session, mono >= keepaliveDue {
             lastSent = mono
             run(s) { s.misc() }
@@ -175,13 +225,32 @@ final class MQTTLink {
     private var keepaliveDue: MonotonicInstant { lastSent.adding(milliseconds: Int64(plan.settings.keepaliveSeconds) * 1000) }
 
     var nextDeadline: MonotonicInstant? {
-        if session != nil { return keepaliveDue }
+        if session != nil {
+            let stable = brokerGoodbye == nil ? nil : connectedAt?.adding(milliseconds: Self.stableAfterMs)
+            return [keepaliveDue, attemptDeadline, stable].compactMap { $0 }.min()
+        }
         return attemptDeadline ?? backoff.retryAt
     }
 
     private func updateInterest() {
         guard let s = session, fd >= 0 else { return }
-        loop.watch(fd, readable: true, writable: s.wantsWrite)
+        loop.watch(fd, readable: inbox.count - inboxHead < Self.pauseReadingAt, writable: s.wantsWrite)
+    }
+
+    /// Hands this turn's share of the waiting messages to the owner.
+    private func deliver() {
+        guard hasBacklog else { return }
+        let s = session
+        var n = 0
+        while n < Self.messagesPerTurn, inboxHead < inbox.count, session === s {
+            let m = inbox[inboxHead]
+            inboxHead += 1
+            n += 1
+            owner?.linkReceived(topic: m.topic, payload: m.payload, retained: m.retained, correlation: m.correlation)
+        }
+        if inboxHead >= inbox.count { inbox = []; inboxHead = 0 }
+        else if inboxHead >= 512 { inbox.removeFirst(inboxHead); inboxHead = 0 }
+        updateInterest()
     }
 
     // MARK: what the broker says
@@ -195,18 +264,29 @@ final class MQTTLink {
             case .connected(let rc, let reason):
                 if rc == 0 { connected() } else { failed("CONNACK \(rc): \(reason)", refusal: reason) }
             case .disconnected(let rc):
-                if rc != 0 { goodbye = "the broker closed the connection (code \(rc))" }
+                if rc == Self.sessionTakenOver {
+                    let why = "another client connected with the same client id \(plan.clientID) and the broker dropped this one (two displays with one id: a cloned SD card shares /etc/machine-id; set [mqtt] client_id, or give the clone a new machine id: docs/MQTT.md)"
+                    brokerGoodbye = why
+                    goodbye = why
+                } else if rc != 0 {
+                    goodbye = "the broker closed the connection (code \(rc): \(MQTTSession.reason(rc)))"
+                }
             case .message(let topic, let payload, let retained, let correlation):
-                owner?.linkReceived(topic: topic, payload: payload, retained: retained, correlation: correlation)
+                if inbox.count - inboxHead < Self.inboxLimit {
+                    inbox.append(Inbound(topic: topic, payload: payload, retained: retained, correlation: correlation))
+                } else {
+                    report.messagesDropped += 1
+                }
             case .published(let mid, let rc):
                 let topic = inFlight.removeValue(forKey: mid) ?? "a topic"
-                if rc >= 0x80 { refused("publish to \(topic) refused: \(MQTTSession.reason(rc))") }
+                if rc >= 0x80 { refused("publish to \(topic) refused: \(MQTTSession.reason(rc))", code: rc) }
             case .subscribed(let mid, let granted):
                 let filter = inFlight.removeValue(forKey: mid) ?? "a topic"
-                if let g = granted.first(where: { $0 >= 0x80 }) { refused("subscription to \(filter) refused: \(MQTTSession.reason(g))") }
+                if let g = granted.first(where: { $0 >= 0x80 }) { refused("subscription to \(filter) refused: \(MQTTSession.reason(g))", code: g) }
                 else { owner?.linkSubscribed(filter) }
             }
         }
+        report.messagesDropped += s.takeDropped()
         return goodbye
     }
 
@@ -215,16 +295,25 @@ final class MQTTLink {
         report.state = .connected
         report.since = ctx.clock.now()
         report.attempts = 0
-        report.lastError = nil
-        backoff.succeeded()
+        // A takeover by a client with our id stays named until this connection lasts.
+        report.lastError = brokerGoodbye
+        attemptDeadline = nil
+        connectedAt = ctx.mono
         ctx.log.notice("mqtt: connected to \(plan.url) as \(plan.clientID)" + (after.map { " (after: \($0))" } ?? ""))
         owner?.linkConnected()
     }
 
-    /// An ACL denial: the connection stays (what is allowed still works); `status` says so.
-    private func refused(_ why: String) {
+    /// A refusal (an ACL, a size or quota limit): the connection stays (what is allowed still
+    /// works); `status` says so, with the hint that fits the broker's reason code.
+    private func refused(_ why: String, code: Int32?) {
         if report.state != .refused(why) {
-            ctx.log.error("mqtt: \(why) (check the broker's ACL for \(plan.topics.prefix)/#)")
+            let hint = switch code {
+            case 0x87?: " (check the broker's ACL for \(plan.topics.prefix)/#)"
+            case 0x95?: " (the message is larger than the broker allows: raise its message_size_limit or max_packet_size)"
+            case 0x97?: " (the broker's quota for this client is exceeded)"
+            default: ""
+            }
+            ctx.log.error("mqtt: \(why)\(hint)")
             report.state = .refused(why)
             report.since = ctx.clock.now()
         }
@@ -252,7 +341,13 @@ final class MQTTLink {
             lastSent = ctx.mono
             updateInterest()
         case .failure(let e):
-            ctx.log.limited(.warning, topic: "mqtt-publish", nowMs: ctx.mono.milliseconds, "mqtt: \(e)")
+            if MQTTSession.isOversize(e) {
+                // libmosquitto will not send a packet past the broker's Maximum Packet Size
+                // (CONNACK): the message is lost, and `status` must not say all is well.
+                refused("a message of \(topic.utf8.count + payload.count) bytes to \(topic) is larger than the broker's maximum packet size and was not sent (raise max_packet_size on the broker)", code: nil)
+            } else {
+                ctx.log.limited(.warning, topic: "mqtt-publish", nowMs: ctx.mono.milliseconds, "mqtt: \(e)")
+            }
         }
     }
 

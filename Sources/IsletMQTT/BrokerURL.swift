@@ -53,6 +53,14 @@ public struct BrokerURL: Hashable, Sendable, CustomStringConvertible {
         return .success(BrokerURL(host: String(host), port: port, tls: tls))
     }
 
+    /// `text` fit for a log: a `user:password@` part (refused, but written) becomes `***@`.
+    public static func masked(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        let start = text.firstRange(of: "://")?.upperBound ?? text.startIndex
+        guard start <= at else { return "***" + text[text.index(after: at)...] }
+        return text[..<start] + "***" + text[at...]
+    }
+
     public init(host: String, port: Int, tls: Bool) {
         self.host = host
         self.port = port

@@ -74,8 +74,21 @@ public struct HomeAssistantDiscovery: Sendable {
     }
 
     /// A timer's name as a discovery object id: Home Assistant allows `[A-Za-z0-9_-]` there.
+    /// One-to-one, so two timers never share entities: `_` is written `__` and `.` `_d`; a
+    /// name without either is unchanged. (`a.b` and `a_b` once both became `a_b`, and a reset
+    /// of one cleared the other's entities.) No entity key starts with `_` or `d`, so the
+    /// `_` before the key cannot be read as part of the name either.
     public static func objectKey(_ timer: String) -> String {
-        String(timer.map { $0 == "." ? "_" : $0 })
+        var out = ""
+        out.reserveCapacity(timer.utf8.count + 4)
+        for c in timer {
+            switch c {
+            case "_": out += "__"
+            case ".": out += "_d"
+            default: out.append(c)
+            }
+        }
+        return out
     }
 
     func configTopic(_ e: Entity, timer: String) -> String {

@@ -52,10 +52,23 @@ public enum MQTTEvent: Sendable, Hashable {
     case subscribed(mid: Int32, granted: [Int32])
 }
 
-/// The callbacks' mailbox.
+/// The callbacks' mailbox. One `mosquitto_loop_read` may read thousands of packets (it reads
+/// as many as libmosquitto has messages queued), so messages past `maximumMessages` in one
+/// step are dropped here and counted, never held: a flood costs bounded memory.
 private final class EventSink {
     var events: [MQTTEvent] = []
+    var messages = 0
+    var dropped = 0
     var lastLog: String?
+    static let maximumMessages = 1024
+
+    func add(_ e: MQTTEvent) {
+        if case .message = e {
+            guard messages < Self.maximumMessages else { dropped += 1; return }
+            messages += 1
+        }
+        events.append(e)
+    }
 }
 
 /// One libmosquitto client, driven from outside: its socket goes in the owner's descriptor
@@ -121,20 +134,20 @@ public final class MQTTSession: @unchecked Sendable {
         mosquitto_connect_v5_callback_set(handle) { _, obj, rc, _, _ in
             guard let obj else { return }
             let reason = rc == 0 ? "" : String(cString: mosquitto_reason_string(rc))
-            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(.connected(reasonCode: rc, reason: reason))
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().add(.connected(reasonCode: rc, reason: reason))
         }
         mosquitto_disconnect_v5_callback_set(handle) { _, obj, rc, _ in
             guard let obj else { return }
-            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(.disconnected(reasonCode: rc))
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().add(.disconnected(reasonCode: rc))
         }
         mosquitto_publish_v5_callback_set(handle) { _, obj, mid, rc, _ in
             guard let obj else { return }
-            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(.published(mid: mid, reasonCode: rc))
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().add(.published(mid: mid, reasonCode: rc))
         }
         mosquitto_subscribe_v5_callback_set(handle) { _, obj, mid, count, granted, _ in
             guard let obj else { return }
             let list = granted.map { g in (0..<Int(max(0, count))).map { g[$0] } } ?? []
-            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(.subscribed(mid: mid, granted: list))
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().add(.subscribed(mid: mid, granted: list))
         }
         mosquitto_message_v5_callback_set(handle) { _, obj, message, props in
             guard let obj, let m = message?.pointee, let topicPointer = m.topic else { return }
@@ -149,7 +162,7 @@ public final class MQTTSession: @unchecked Sendable {
                 free(value)
             }
             let event = MQTTEvent.message(topic: String(cString: topicPointer), payload: payload, retained: m.retain, correlation: correlation)
-            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().events.append(event)
+            Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().add(event)
         }
     }
 
@@ -178,9 +191,20 @@ public final class MQTTSession: @unchecked Sendable {
     /// Resolves, connects and sends CONNECT: blocking, so it runs on the connector's thread,
     /// never on the loop's. The socket is non-blocking afterwards (libmosquitto sets it so).
     public func connect() -> MQTTError? {
-        let rc = mosquitto_connect(handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds))
+        // MQTT 5's Maximum Packet Size: the broker sends nothing larger (it drops such a
+        // message for us), so one message costs at most this much memory here.
+        var props: OpaquePointer?
+        defer { mosquitto_property_free_all(&props) }
+        _ = mosquitto_property_add_int32(&props, islet_prop_maximum_packet_size(), Self.maximumIncomingPacket)
+        let rc = mosquitto_connect_bind_v5(handle, options.host, Int32(options.port), Int32(options.keepaliveSeconds), nil, props)
         return rc == islet_mosq_ok() ? nil : error(rc, "connect to \(options.host):\(options.port)")
     }
+
+    /// The largest packet the broker may send us (a command or a record is at most 16 KiB).
+    public static let maximumIncomingPacket: UInt32 = 64 * 1024
+
+    /// Whether a failed publish was larger than the broker's Maximum Packet Size (CONNACK).
+    public static func isOversize(_ e: MQTTError) -> Bool { e.code == islet_mosq_err_oversize_packet() }
 
     /// The connection's descriptor, -1 when there is none.
     public var socket: Int32 { mosquitto_socket(handle) }
@@ -231,8 +255,14 @@ public final class MQTTSession: @unchecked Sendable {
     public func disconnect() { _ = mosquitto_disconnect(handle) }
 
     public func takeEvents() -> [MQTTEvent] {
-        defer { sink.events = [] }
+        defer { sink.events = []; sink.messages = 0 }
         return sink.events
+    }
+
+    /// Messages dropped since the last call because one step read more than the sink holds.
+    public func takeDropped() -> Int {
+        defer { sink.dropped = 0 }
+        return sink.dropped
     }
 
     /// The broker's reason for a refused CONNECT, in words.

@@ -105,8 +105,15 @@ public struct MQTTStatus: Codable, Sendable, Hashable {
     public var lastError: String?
     /// Connection attempts since the last success.
     public var attempts: Int
+    /// Commands not done because they came faster than the rate limit (docs/MQTT.md "Bounds").
+    public var commandsDropped: Int
+    /// Messages not taken because more were queued than the bound (a flood).
+    public var messagesDropped: Int
 
-    package init(state: String, since: Instant, broker: String, clientID: String, topicPrefix: String, reason: String?, lastError: String?, attempts: Int) {
+    package init(state: String, since: Instant, broker: String, clientID: String, topicPrefix: String, reason: String?, lastError: String?, attempts: Int,
+                 commandsDropped: Int = 0, messagesDropped: Int = 0) {
+        self.commandsDropped = commandsDropped
+        self.messagesDropped = messagesDropped
         self.state = state
         self.since = since
         self.broker = broker
@@ -119,6 +126,7 @@ public struct MQTTStatus: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case state, since, broker, clientID = "client_id", topicPrefix = "topic_prefix", reason, lastError = "last_error", attempts
+        case commandsDropped = "commands_dropped", messagesDropped = "messages_dropped"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -131,6 +139,8 @@ public struct MQTTStatus: Codable, Sendable, Hashable {
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
         lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
         attempts = try c.decodeIfPresent(Int.self, forKey: .attempts) ?? 0
+        commandsDropped = try c.decodeIfPresent(Int.self, forKey: .commandsDropped) ?? 0
+        messagesDropped = try c.decodeIfPresent(Int.self, forKey: .messagesDropped) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -143,13 +153,17 @@ public struct MQTTStatus: Codable, Sendable, Hashable {
         try c.encodeIfPresent(reason, forKey: .reason)
         try c.encodeIfPresent(lastError, forKey: .lastError)
         try c.encode(attempts, forKey: .attempts)
+        try c.encode(commandsDropped, forKey: .commandsDropped)
+        try c.encode(messagesDropped, forKey: .messagesDropped)
     }
 
     /// One line for people: `mqtt: connected since … to … as …`.
     public var line: String {
         var s = "mqtt: \(state == "refused" ? "refused: \(reason ?? "by the broker")" : state) since \(ISO8601.format(since)) (\(broker) as \(clientID), topics \(topicPrefix)/…"
         if state != "connected", attempts > 0 { s += "; attempt \(attempts)" }
-        if let lastError, state != "connected" { s += "; last error: \(lastError)" }
+        if let lastError { s += "; last error: \(lastError)" }
+        if commandsDropped > 0 { s += "; \(commandsDropped) commands dropped (rate limit)" }
+        if messagesDropped > 0 { s += "; \(messagesDropped) messages dropped (flood)" }
         return s + ")"
     }
 }

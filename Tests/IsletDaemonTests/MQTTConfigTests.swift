@@ -31,6 +31,14 @@ import IsletMQTT
         #expect(e?.origin == origin && e?.message.contains(fragment) == true, "\(text.debugDescription): \(e.map { "\($0)" } ?? "accepted")")
     }
 
+    @Test(arguments: ["mqtt://user:s3cret@broker", "mqtts://s3cret@broker:8883", "mqtt://u:s3cret@b@broker", "s3cret@mqtt://x"])
+    func aPasswordInTheURLIsRefusedWithoutQuotingIt(_ url: String) {
+        let e = configError("[mqtt]\nurl = \(url)\n")
+        #expect(e?.origin == "t.conf:2")
+        #expect(e?.message.contains("password_file") == true || e?.message.contains("scheme") == true, "\(e.map { "\($0)" } ?? "accepted")")
+        #expect(e.map { "\($0)" }?.contains("s3cret") == false, "\(e.map { "\($0)" } ?? "accepted")")
+    }
+
     @Test func aWorldReadablePasswordFileIsRefusedAndAPrivateOneRead() throws {
         let dir = makeTempDir()
         defer { removeTree(dir) }

@@ -39,8 +39,28 @@ import IsletProtocol
                 ids.insert(id)
             }
         }
-        // "tea.break" and "tea_break" share an object key, so 18 distinct, not 27: documented.
-        #expect(ids.count == 18)
+        #expect(ids.count == 27)
+    }
+
+    @Test func namesThatOnceClashedGetTheirOwnTopicsAndIDs() throws {
+        // Each pair once mapped to one object key ("." became "_").
+        let timers = ["a.b", "a_b", "a__b", "a._b", "a_.b", "a..b", "a_d", "ad", "a_db", "a", "a_pause", "a_paused"]
+        var topics: Set<String> = [], ids: Set<String> = [], objects: Set<String> = []
+        for timer in timers {
+            for a in d.announcements(timer: timer) {
+                topics.insert(a.topic)
+                let o = try object(a.payload)
+                guard case .string(let id)? = o["unique_id"], case .string(let obj)? = o["object_id"] else { Issue.record("no ids"); continue }
+                ids.insert(id)
+                objects.insert(obj)
+            }
+        }
+        #expect(topics.count == timers.count * 9)
+        #expect(ids.count == timers.count * 9)
+        #expect(objects.count == timers.count * 9)
+        // A name with neither "_" nor "." keeps its ids: nothing moves for existing entities.
+        #expect(HomeAssistantDiscovery.objectKey("meditation") == "meditation")
+        #expect(HomeAssistantDiscovery.objectKey("tea-time") == "tea-time")
     }
 
     @Test func buttonsSendRequestsTheControlProtocolAccepts() throws {
