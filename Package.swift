@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol", "IsletSystem"], swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
-        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol"],
+        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
         .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay"], swiftSettings: strict),

@@ -168,7 +168,7 @@ class Broker(Fixture):
     """
 
     def __init__(self, directory=None, *, users=None, acl=None, anonymous=True, tls=False, tls_material=None,
-                 max_keepalive=None, client_user=None, dynsec=False):
+                 max_keepalive=None, client_user=None, dynsec=False, extra_config=()):
         self._own_dir = directory is None
         self.dir = directory or tempfile.mkdtemp(prefix="islet-broker-")
         if self._own_dir and not os.environ.get("MQTT_KEEP"):
@@ -180,6 +180,8 @@ class Broker(Fixture):
         self.tls_port = free_port() if tls else None
         self.tls = (tls_material or TLSMaterial(os.path.join(self.dir, "tls"))) if tls else None
         self.max_keepalive = max_keepalive
+        # More mosquitto.conf lines, as given (e.g. "max_packet_size 600"), before the listeners.
+        self.extra_config = list(extra_config)
         # (name, password) the helpers log in with when a call names no user.
         self.client_user = client_user
         # Mosquitto's dynamic-security plugin (ACLs that a SUBACK can refuse), admin through
@@ -226,6 +228,7 @@ class Broker(Fixture):
                 if r.returncode != 0:
                     raise RuntimeError(f"mosquitto_ctrl dynsec init failed: {r.stderr.decode(errors='replace')}")
             lines += [f"plugin {DYNSEC_PLUGIN}", f"plugin_opt_config_file {self.dynsec_file}"]
+        lines += self.extra_config
         lines.append(f"listener {self.port} {HOST}")
         if self.tls:
             lines += [f"listener {self.tls_port} {HOST}", f"cafile {self.tls.ca}", f"certfile {self.tls.cert}",

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `make fuzz` / `make fuzz-replay`: libFuzzer over the four inputs isletd reads from outside
+# `make fuzz` / `make fuzz-replay`: libFuzzer over the eight inputs isletd reads from outside
 # (Sources/islet-fuzz): protocol (a request line), config (a config file), state (the state
-# file), capture (a bus capture). Seed corpora live in Tests/Fuzz/<target>/; an input that ever
+# file), capture (a bus capture), and the network's: sync (group records, merged, held, saved),
+# beacon (clock beacons), command (MQTT commands with correlation data), topics (retained topics
+# read back, discovery keys). Seed corpora live in Tests/Fuzz/<target>/; an input that ever
 # made a target fail is kept there (crash-*), so every later run replays it.
 #
 #   scripts/fuzz.sh replay            fixed seed and run count per target (CI: deterministic)
@@ -10,13 +12,13 @@
 #   scripts/fuzz.sh campaign          FUZZ_CAMPAIGN_RUNS executions per target (default 10,000,000;
 #                                     config 1,000,000), at most FUZZ_CAMPAIGN_SECONDS (1800) each,
 #                                     one process on one core; corpus as for explore
-# Settings: FUZZ_BIN=.build/fuzz/debug/islet-fuzz FUZZ_RUNS=20000 FUZZ_SECONDS=60 FUZZ_TARGETS="protocol config state capture"
+# Settings: FUZZ_BIN=.build/fuzz/debug/islet-fuzz FUZZ_RUNS=20000 FUZZ_SECONDS=60 FUZZ_TARGETS="protocol config state capture sync beacon command topics"
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${FUZZ_BIN:-$root/.build/fuzz/debug/islet-fuzz}"
 mode="${1:-replay}"
-targets="${FUZZ_TARGETS:-protocol config state capture}"
+targets="${FUZZ_TARGETS:-protocol config state capture sync beacon command topics}"
 [ -x "$bin" ] || { echo "islet: $bin is missing: make fuzz builds it" >&2; exit 1; }
 # ASan's leak check at exit reports the Swift runtime's one-time allocations: not ours to fix.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"

@@ -61,10 +61,6 @@ final class SyncGroup {
     /// answer must not keep the panel dark).
     static let joinTimeoutMs: Int64 = 5_000
     static let beaconIntervalMs: Int64 = 30_000
-    /// A payload larger than this is no record of ours (an activity's is under 2 KiB).
-    static let maximumPayload = 16 * 1024
-    /// A clock beacon is `{"device": …, "wall_ms": …}`: a few dozen bytes.
-    static let maximumBeaconPayload = 256
     static let correctionIntervalMs: Int64 = 10_000
     /// Remote revisions may be this far ahead of this display's clock beyond the skew bound
     /// (delivery, and a beacon's age): docs/SYNC.md "Bounds".
@@ -159,10 +155,6 @@ final class SyncGroup {
 
     func received(topic: String, payload: [UInt8], retained: Bool) {
         guard let kind = topics.kind(of: topic) else { return }
-        guard payload.count <= Self.maximumPayload else {
-            warn("a message of \(payload.count) bytes on \(topic) is larger than any record (\(Self.maximumPayload)); ignored")
-            return
-        }
         switch kind {
         case .state(let timer):
             // An empty retained message is a cleared topic, not a record.
@@ -179,16 +171,10 @@ final class SyncGroup {
 
     private func takeRecord(_ payload: [UInt8], timer: String, topic: String) {
         let record: SyncRecord
-        do { record = try JSONDecoder().decode(SyncRecord.self, from: Data(payload)) }
-        catch let e as DecodingError {
-            warn("the record on \(topic) does not decode: \(FileStore.describe(e)); ignored")
-            return
-        } catch {
-            warn("the record on \(topic) does not decode: \(error); ignored")
-            return
-        }
-        guard record.timerID == timer else {
-            warn("the record on \(topic) is for timer \"\(record.timerID.prefix(80))\"; ignored")
+        switch SyncWire.record(payload, topicTimer: timer) {
+        case .success(let r): record = r
+        case .failure(let e):
+            warn("the record on \(topic) was refused: \(e); ignored")
             return
         }
         let now = ctx.clock.now()
@@ -269,23 +255,20 @@ final class SyncGroup {
 
     // MARK: clocks
 
-    private struct Beacon: Codable { var device: String; var wallMs: Int64
-        enum CodingKeys: String, CodingKey { case device, wallMs = "wall_ms" }
-    }
-
     private func beacon() {
         guard link.isUp else { return }
-        let b = Beacon(device: device, wallMs: ctx.loopClock.wallMilliseconds())
+        let b = SyncWire.Beacon(device: device, wallMs: ctx.loopClock.wallMilliseconds())
         if let bytes = try? JSONEncoder().encode(b) { link.send(topics.clock(device), Array(bytes), retain: false) }
         lastBeacon = ctx.mono
         beaconDue = ctx.mono.adding(milliseconds: Self.beaconIntervalMs)
     }
 
     private func heardBeacon(_ payload: [UInt8], from peer: String, topic: String) {
-        guard payload.count <= Self.maximumBeaconPayload, GroupTopics.problem(withName: peer) == nil,
-              let b = try? JSONDecoder().decode(Beacon.self, from: Data(payload)), b.device == peer,
-              (0...Revision.maximumWallMilliseconds).contains(b.wallMs) else {
-            warn("the clock beacon on \(topic) is not {\"device\": \"\(peer.prefix(64))\", \"wall_ms\": N} (at most \(Self.maximumBeaconPayload) bytes, N a time from 1970 to 9999); ignored")
+        let b: SyncWire.Beacon
+        switch SyncWire.beacon(payload, peer: peer) {
+        case .success(let v): b = v
+        case .failure(let e):
+            warn("the clock beacon on \(topic): \(e); ignored")
             return
         }
         let mono = ctx.mono

@@ -25,6 +25,8 @@ func say(_ s: String) {
 
 enum FuzzTarget: String, CaseIterable {
     case protocolLine = "protocol", config, state, capture
+    // The network's inputs (NetworkTargets.swift).
+    case sync, beacon, command, topics
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -45,6 +47,10 @@ enum FuzzTarget: String, CaseIterable {
             if let records = try? CaptureFormat.parse(text, file: "fuzz.capture"), let model = PanelModel.find(.ssd1306, width: 128, height: 64) {
                 _ = Replay.run(records, model: model)
             }
+        case .sync: NetworkTargets.sync(bytes)
+        case .beacon: NetworkTargets.beacon(bytes)
+        case .command: NetworkTargets.command(bytes)
+        case .topics: NetworkTargets.topics(bytes)
         }
     }
 
