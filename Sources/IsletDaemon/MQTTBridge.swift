@@ -33,6 +33,10 @@ final class MQTTBridge: MQTTLinkOwner {
     private var announceDue: MonotonicInstant?
     private var lastAnnounce: MonotonicInstant?
 
+    /// This process's token on the instance topic, and when it first connected (wall ms).
+    private let instanceToken = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+    private var firstConnectedWallMs: Int64?
+
     static let commandsPerSecond: Int64 = 20
     static let commandBurst: Int64 = 40
     static let announceIntervalMs: Int64 = 10_000
@@ -81,6 +85,12 @@ final class MQTTBridge: MQTTLinkOwner {
             link.subscribe(filter)
         }
         link.send(plan.topics.availability, Array("online".utf8), retain: true)
+        // Another process with our client id (a cloned SD card) kicks us off without a word
+        // from mosquitto; its token on the instance topic, newer than our first connection, names it.
+        let wall = ctx.loopClock.wallMilliseconds()
+        if firstConnectedWallMs == nil { firstConnectedWallMs = wall }
+        link.subscribe(plan.topics.instance)
+        link.send(plan.topics.instance, Array("\(instanceToken) \(wall)".utf8), retain: true)
         let (activities, now) = delegate?.activitiesNow ?? ([], ctx.clock.now())
         publishChanges(activities, now: now)
         group?.linkConnected()
@@ -98,6 +108,10 @@ final class MQTTBridge: MQTTLinkOwner {
     func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
         if let group, group.handles(topic) {
             group.received(topic: topic, payload: payload, retained: retained)
+            return
+        }
+        if topic == plan.topics.instance {
+            instance(payload)
             return
         }
         let activities = delegate?.activitiesNow.activities ?? []
@@ -123,6 +137,16 @@ final class MQTTBridge: MQTTLinkOwner {
         } else if retained, !payload.isEmpty, discovery.isConfigTopic(topic) {
             if !wantedConfigTopics(activities).contains(topic) { link.send(topic, [], retain: true) }
         }
+    }
+
+    /// `<token> <wall ms>` on the instance topic: another process's, written since we first
+    /// connected, means two clients share our client id.
+    private func instance(_ payload: [UInt8]) {
+        guard payload.count <= 64 else { return }
+        let parts = String(decoding: payload, as: UTF8.self).split(separator: " ")
+        guard parts.count == 2, let stamp = Int64(parts[1]), parts[0] != instanceToken[...],
+              let first = firstConnectedWallMs, stamp > first else { return }
+        link.name("another client connected with the same client id \(plan.clientID) (it wrote the instance topic after this one connected; two displays with one id: a cloned SD card shares /etc/machine-id; set [mqtt] client_id, or give the clone a new machine id: docs/MQTT.md)")
     }
 
     // MARK: commands

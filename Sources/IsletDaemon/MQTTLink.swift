@@ -195,6 +195,14 @@ final class MQTTLink {
         else { updateInterest() }
     }
 
+    /// Names a problem the broker will not name for us (another client with our id), in
+    /// `status` and the log, until a connection lasts `stableAfterMs`.
+    func name(_ why: String) {
+        if brokerGoodbye != why { ctx.log.warning("mqtt: \(why)") }
+        brokerGoodbye = why
+        report.lastError = why
+    }
+
     /// Whether messages wait for a later turn (the loop then does not sleep).
     var hasBacklog: Bool { inboxHead < inbox.count }
 

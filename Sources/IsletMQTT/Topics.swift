@@ -7,6 +7,9 @@ public struct MQTTTopics: Hashable, Sendable {
     /// `online` (retained) while connected; the last will says `offline`.
     public var availability: String { "\(prefix)/availability" }
     public var command: String { "\(prefix)/command" }
+    /// Retained: the running process's token and when it connected. A token that is not ours,
+    /// written after we first connected, is another client with our client id (docs/MQTT.md).
+    public var instance: String { "\(prefix)/instance" }
     public var response: String { "\(prefix)/response" }
     public func activity(_ timer: String) -> String { "\(prefix)/activity/\(timer)" }
     /// Every timer's activity topic: retained ones left from before are cleared on connect.
