@@ -158,10 +158,11 @@ bench-bound: bench-deps release
 	@cat bench-bound.json
 
 # MQTT against Debian's mosquitto, started by the tests on loopback ports of their own, with
-# mosquitto_pub/sub/rr as the clients, a black-holed broker in a network namespace the test
+# mosquitto_pub/sub/rr and Debian's paho-mqtt (the rogue peer of test_untrusted.py) as the clients,
+# a black-holed broker in a network namespace the test
 # makes (root), and Home Assistant's own discovery schemas in a venv (.venv-mqtt, from PyPI).
 # Slow cases (a last will needs a keep-alive of seconds) are why this is not in `make test`.
-MQTT_APT_PACKAGES := mosquitto mosquitto-clients iproute2 openssl python3 python3-venv faketime
+MQTT_APT_PACKAGES := mosquitto mosquitto-clients iproute2 openssl python3 python3-venv faketime python3-paho-mqtt
 test-mqtt: deps
 	$(call apt_ensure,$(MQTT_APT_PACKAGES))
 	$(SWIFT) build $(BUILD_FLAGS)
