@@ -56,6 +56,7 @@ final class MQTTBridge: MQTTLinkOwner {
 
     func attach() throws(SystemError) {
         link.owner = self
+        link.optionalTopics = [plan.topics.instance]
         try link.attach()
     }
 

@@ -203,6 +203,10 @@ final class MQTTLink {
         report.lastError = why
     }
 
+    /// Topics whose refusal is not the user's problem (the instance topic: an ACL written before
+    /// it existed may not allow it; only the duplicate-id check is lost): logged, not reported.
+    var optionalTopics: Set<String> = []
+
     /// Whether messages wait for a later turn (the loop then does not sleep).
     var hasBacklog: Bool { inboxHead < inbox.count }
 
@@ -287,10 +291,12 @@ final class MQTTLink {
                 }
             case .published(let mid, let rc):
                 let topic = inFlight.removeValue(forKey: mid) ?? "a topic"
-                if rc >= 0x80 { refused("publish to \(topic) refused: \(MQTTSession.reason(rc))", code: rc) }
+                if rc >= 0x80, optionalTopics.contains(topic) { optionalRefused(topic, rc) }
+                else if rc >= 0x80 { refused("publish to \(topic) refused: \(MQTTSession.reason(rc))", code: rc) }
             case .subscribed(let mid, let granted):
                 let filter = inFlight.removeValue(forKey: mid) ?? "a topic"
-                if let g = granted.first(where: { $0 >= 0x80 }) { refused("subscription to \(filter) refused: \(MQTTSession.reason(g))", code: g) }
+                if let g = granted.first(where: { $0 >= 0x80 }), optionalTopics.contains(filter) { optionalRefused(filter, g) }
+                else if let g = granted.first(where: { $0 >= 0x80 }) { refused("subscription to \(filter) refused: \(MQTTSession.reason(g))", code: g) }
                 else { owner?.linkSubscribed(filter) }
             }
         }
@@ -309,6 +315,11 @@ final class MQTTLink {
         connectedAt = ctx.mono
         ctx.log.notice("mqtt: connected to \(plan.url) as \(plan.clientID)" + (after.map { " (after: \($0))" } ?? ""))
         owner?.linkConnected()
+    }
+
+    private func optionalRefused(_ topic: String, _ code: Int32) {
+        ctx.log.limited(.info, topic: "mqtt-optional", intervalMs: 3_600_000, nowMs: ctx.mono.milliseconds,
+                        "mqtt: the broker refused \(topic) (\(MQTTSession.reason(code))): two displays with one client id will not be named (docs/MQTT.md)")
     }
 
     /// A refusal (an ACL, a size or quota limit): the connection stays (what is allowed still
