@@ -76,6 +76,7 @@ final class SyncGroup {
         holdUntil = ctx.mono.adding(milliseconds: Self.joinTimeoutMs)
         if var saved, saved.device == device {
             // A ledger saved before the bounds existed may hold a poisoned clock: healed, once.
+            saved.aheadLimitMilliseconds = Self.aheadLimit(settings)
             if let note = saved.heal(now: ctx.clock.now()) {
                 ctx.log.warning("sync: the saved group state was out of bounds and was repaired: \(note); the activities are kept")
                 ledgerChanged = true

@@ -212,7 +212,8 @@ public struct SyncLedger: Hashable, Sendable {
     /// Returns what was repaired, for one log line; nil when nothing was.
     public mutating func heal(now: Instant) -> String? {
         let known = max(now.milliseconds, entries.values.map(\.takenAt.milliseconds).max() ?? now.milliseconds)
-        let (limit, overflow) = known.addingReportingOverflow(Self.savedClockSlackMilliseconds)
+        // Past the hour, the ahead bound too: a record taken legitimately at skew_bound's limit stays.
+        let (limit, overflow) = known.addingReportingOverflow(Self.savedClockSlackMilliseconds + max(0, aheadLimitMilliseconds))
         let bound = overflow ? Revision.maximumWallMilliseconds : min(limit, Revision.maximumWallMilliseconds)
         let dropped = entries.filter { !$0.value.record.revision.isInRange || $0.value.record.revision.wallMilliseconds > bound }.keys.sorted()
         for id in dropped { entries[id] = nil }
