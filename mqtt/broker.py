@@ -43,6 +43,18 @@ def missing_tools():
     return out + [t for t in TOOLS if shutil.which(t) is None]
 
 
+def wait_until(what, pred, timeout=15.0, interval=0.05):
+    """Polls pred() until it returns something true; returns it. Fails naming `what`."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = pred()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"{what}: not within {timeout} s (last: {last!r})")
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that nothing listens on now (the kernel's pick)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

@@ -17,7 +17,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker import Broker, missing_tools  # noqa: E402
+from broker import Broker, missing_tools, wait_until  # noqa: E402
 from daemon import Daemon, SetupError, binaries, check_config, require_mqtt_support  # noqa: E402
 
 SKIP_SLOW = os.environ.get("MQTT_SKIP_SLOW") == "1"
@@ -46,16 +46,6 @@ def stale(a):
     return bool(c.get("stale", a.get("stale")))
 
 
-def wait_until(what, pred, timeout=15.0, interval=0.05):
-    """Polls pred() until it returns something true; returns it. Fails naming `what`."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = pred()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"{what}: not within {timeout} s (last: {last!r})")
 
 
 def pbm_pixels(data):

@@ -23,7 +23,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attacker  # noqa: E402
 from attacker import Flood, Probe, SilentBroker, dir_size, frame_gaps, now_ms, vm_hwm, write_messages  # noqa: E402
-from broker import Broker, missing_tools  # noqa: E402
+from broker import Broker, missing_tools, wait_until  # noqa: E402
 from daemon import Daemon, SetupError, binaries, check_config, require_mqtt_support  # noqa: E402
 
 SKIP_SLOW = os.environ.get("MQTT_SKIP_SLOW") == "1"
@@ -48,15 +48,6 @@ def figure(text):
     print(f"\n    figure: {text}", flush=True)
 
 
-def wait_until(what, pred, timeout=15.0, interval=0.05):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = pred()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"{what}: not within {timeout} s (last: {last!r})")
 
 
 def stale(a):

@@ -102,13 +102,5 @@ private func oneCase(_ rng: inout SplitMix) -> String? {
 }
 
 @Test func randomDeliveriesWithDuplicatesAndLossesThenAFullExchangeConvergeOnTheNewestRevision() {
-    let runs = fuzzIterations(4_000)
-    let seed = environmentValue("ISLET_SYNC_SEED").flatMap { UInt64($0) } ?? 0x5_1C_0025
-    for run in 0..<runs {
-        var rng = SplitMix(state: seed &+ UInt64(run))
-        if let problem = oneCase(&rng) {
-            Issue.record("case seed \(seed &+ UInt64(run)) (replay: ISLET_SYNC_SEED=\(seed &+ UInt64(run)) ISLET_FUZZ_ITERATIONS=1 swift test --filter IsletSyncTests): \(problem)")
-            return
-        }
-    }
+    seededCases(4_000, seedVariable: "ISLET_SYNC_SEED", defaultSeed: 0x5_1C_0025) { oneCase(&$0) }
 }

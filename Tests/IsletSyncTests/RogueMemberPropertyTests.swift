@@ -120,13 +120,5 @@ private func oneRogueCase(_ rng: inout SplitMix) -> String? {
 }
 
 @Test func whateverARogueMemberPublishesTheHonestDisplaysStayBoundedAndConverge() {
-    let runs = fuzzIterations(1_500)
-    let seed = environmentValue("ISLET_ROGUE_SEED").flatMap { UInt64($0) } ?? 0x0_0B_AD_35
-    for run in 0..<runs {
-        var rng = SplitMix(state: seed &+ UInt64(run))
-        if let problem = oneRogueCase(&rng) {
-            Issue.record("case seed \(seed &+ UInt64(run)) (replay: ISLET_ROGUE_SEED=\(seed &+ UInt64(run)) ISLET_FUZZ_ITERATIONS=1 swift test --filter IsletSyncTests): \(problem)")
-            return
-        }
-    }
+    seededCases(1_500, seedVariable: "ISLET_ROGUE_SEED", defaultSeed: 0x0_0B_AD_35) { oneRogueCase(&$0) }
 }

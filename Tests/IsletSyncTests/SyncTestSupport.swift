@@ -1,5 +1,21 @@
 import IsletCore
 import IsletSync
+import Testing
+import IsletTestSupport
+
+/// Runs `runs` seeded cases (`ISLET_FUZZ_ITERATIONS` overrides), the first seed from the
+/// environment variable `seedVariable` or `defaultSeed`; the first failing case is recorded with
+/// the line that replays it alone.
+func seededCases(_ runs: Int, seedVariable: String, defaultSeed: UInt64, _ oneCase: (inout SplitMix) -> String?) {
+    let seed = environmentValue(seedVariable).flatMap { UInt64($0) } ?? defaultSeed
+    for run in 0..<fuzzIterations(runs) {
+        var rng = SplitMix(state: seed &+ UInt64(run))
+        if let problem = oneCase(&rng) {
+            Issue.record("case seed \(seed &+ UInt64(run)) (replay: \(seedVariable)=\(seed &+ UInt64(run)) ISLET_FUZZ_ITERATIONS=1 swift test --filter IsletSyncTests): \(problem)")
+            return
+        }
+    }
+}
 
 /// A countdown of `minutes` on `timer`, started at `at` (by the table, as a press would).
 func countdown(_ timer: String, minutes: Int, at: Instant) throws -> Activity {
