@@ -208,27 +208,41 @@ class Floods(UntrustedCase):
             problems.append(f"{what}: the countdown's frame stood still {gap:.2f} s (bound {GAP_S} s; {writes} bus writes)")
 
     def test_slow_flood_of_records_for_distinct_timers(self):
-        """slow: ~25 s. 10,000 tombstones for distinct timers from distinct devices: at most 256
-        records kept, state dir < 256 KiB, VmHWM < 64 MB, the panel ticks and status answers
-        during it; a broker restarted empty gets at most 256 records back."""
+        """slow: ~25 s. 10,000 records of running activities for distinct timers from distinct
+        devices: at most 256 records kept (16 live), state dir < 256 KiB, VmHWM < 64 MB, status
+        answers during it; a broker restarted empty gets desk's own record back
+        and at most 256 records in all."""
         d = self.display("desk", capture=True)
         self.ask(d, {"op": "start", "seconds": 600}, "before the flood")
         time.sleep(1.0)
+        start = time.time()
+        iso = lambda t: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".000Z"
+        # Ten-minute countdowns: whichever the pill shows, its seconds tick (an hour shows minutes).
+        activity = ('{"attributes":{"cycle_end_seconds":3,"cycle_seconds":600,"cycles":1,"kind":"countdown",'
+                    '"language":"en","timer":"t%05d"},"content":{"cycle":1,"cycles":1,"phase":"running",'
+                    f'"reference":"{iso(start + 600)}","schema":1,"stale":false}},'
+                    f'"started_at":"{iso(start)}","updated_at":"{iso(start)}"}}')
         f = self.flood((self.state_topic(f"t{i:05d}"),
-                        '{"timer":"t%05d","revision":{"wall_ms":%%NOW%%,"counter":0,"device":"r%05d"}}' % (i, i), False)
+                        '{"timer":"t%05d","revision":{"wall_ms":%%NOW%%,"counter":0,"device":"r%05d"},"activity":%s}'
+                        % (i, i, activity % i), False)
                        for i in range(FLOOD))
         probe, gap, writes, t0, t1 = self.measured(d, f)
         self.alive(d, "after the flood of records")
         records, size, hwm = self.sync(d).get("records"), dir_size(d.state), vm_hwm(d.proc.pid)
         self.broker.restart()
-        d.wait_mqtt(lambda m: m.get("state") == "connected" and m.get("since"), timeout=20)
-        time.sleep(3.0)
+        wait_until("desk republishes its own record to the empty broker",
+                   lambda: self.state_topic("meditation") in self.broker.retained([self.state_topic("meditation")]), timeout=20)
+        time.sleep(2.0)
         held = self.broker.retained([f"islet/group/{self.group}/state/#"])
         figure(f"record flood ({self.flood_report}): {probe.summary()}; longest frame gap {gap:.2f} s "
                f"({writes} writes in {t1 - t0:.1f} s); records {records}; state dir {size / 1024:.0f} KiB; "
                f"VmHWM {hwm / 2**20:.1f} MiB; republished after an empty broker: {len(held)}")
         problems = []
-        self.person_served(probe, gap, writes, problems, "during the record flood")
+        # The flood fills the 16 activity slots (docs/SYNC.md "Threat model"): the pill then shows
+        # its minimal presentation, which has no seconds and so no bus write to time. The person
+        # at the socket is the measure here: the socket's round trip, and isletd alive.
+        if Probe.p99(probe.sock) * 1000 >= P99_MS:
+            problems.append(f"during the record flood: status round trip p99 {Probe.p99(probe.sock) * 1000:.0f} ms (bound {P99_MS} ms)")
         if not isinstance(records, int) or records > 256:
             problems.append(f"status.sync.records is {records} (bound 256)")
         if size >= 256 * 1024:
