@@ -26,16 +26,20 @@ final class MQTTBridge: MQTTLinkOwner {
     private var held: [(generation: UInt64, ticket: StartTicket?, id: String?, correlation: [UInt8]?)] = []
     private var ledger = RequestLedger()
     /// Commands done at most 20 a second (a burst of 40); the rest are dropped and counted.
-    private var commandLimit = RateLimit(perSecond: MQTTBridge.commandsPerSecond, burst: MQTTBridge.commandBurst)
-    private var commandsDropped = 0
-    /// Home Assistant's birth messages: one announcement for any number of them within
-    /// `announceIntervalMs` (a flapping or flooding `homeassistant/status`).
-    private var announceDue: MonotonicInstant?
-    private var lastAnnounce: MonotonicInstant?
-
+    /// What keeps a flood from the broker bounded (docs/MQTT.md "Threat model and bounds").
+    private var guards = Guards()
     /// This process's token on the instance topic, and when it first connected (wall ms).
-    private let instanceToken = String(UInt64.random(in: 1...UInt64.max), radix: 16)
-    private var firstConnectedWallMs: Int64?
+    private var instance = (token: String(UInt64.random(in: 1...UInt64.max), radix: 16), firstConnectedWallMs: Int64?.none)
+
+    private struct Guards {
+        /// Commands done at most 20 a second (a burst of 40); the rest are dropped and counted.
+        var commandLimit = RateLimit(perSecond: MQTTBridge.commandsPerSecond, burst: MQTTBridge.commandBurst)
+        var commandsDropped = 0
+        /// Home Assistant's birth messages: one announcement for any number of them within
+        /// `announceIntervalMs` (a flapping or flooding `homeassistant/status`).
+        var announceDue: MonotonicInstant?
+        var lastAnnounce: MonotonicInstant?
+    }
 
     static let commandsPerSecond: Int64 = 20
     static let commandBurst: Int64 = 40
@@ -62,16 +66,16 @@ final class MQTTBridge: MQTTLinkOwner {
 
     func afterEvents() {
         link.afterEvents()
-        if let due = announceDue, ctx.mono >= due {
-            announceDue = nil
-            lastAnnounce = ctx.mono
+        if let due = guards.announceDue, ctx.mono >= due {
+            guards.announceDue = nil
+            guards.lastAnnounce = ctx.mono
             guard link.isUp else { return }
             ctx.log.info("mqtt: Home Assistant is online; announcing again")
             announced = []
             announce(delegate?.activitiesNow.activities ?? [])
         }
     }
-    var nextDeadline: MonotonicInstant? { [link.nextDeadline, announceDue].compactMap { $0 }.min() }
+    var nextDeadline: MonotonicInstant? { [link.nextDeadline, guards.announceDue].compactMap { $0 }.min() }
     /// Messages wait for a later turn: the loop takes them without sleeping.
     var hasBacklog: Bool { link.hasBacklog }
 
@@ -89,9 +93,9 @@ final class MQTTBridge: MQTTLinkOwner {
         // Another process with our client id (a cloned SD card) kicks us off without a word
         // from mosquitto; its token on the instance topic, newer than our first connection, names it.
         let wall = ctx.loopClock.wallMilliseconds()
-        if firstConnectedWallMs == nil { firstConnectedWallMs = wall }
+        if instance.firstConnectedWallMs == nil { instance.firstConnectedWallMs = wall }
         link.subscribe(plan.topics.instance)
-        link.send(plan.topics.instance, Array("\(instanceToken) \(wall)".utf8), retain: true)
+        link.send(plan.topics.instance, Array("\(instance.token) \(wall)".utf8), retain: true)
         let (activities, now) = delegate?.activitiesNow ?? ([], ctx.clock.now())
         publishChanges(activities, now: now)
         group?.linkConnected()
@@ -112,7 +116,7 @@ final class MQTTBridge: MQTTLinkOwner {
             return
         }
         if topic == plan.topics.instance {
-            instance(payload)
+            heardInstance(payload)
             return
         }
         let activities = delegate?.activitiesNow.activities ?? []
@@ -124,11 +128,11 @@ final class MQTTBridge: MQTTLinkOwner {
             }
             command(payload, correlation: correlation)
         } else if topic == discovery.statusTopic {
-            if payload == Array("online".utf8), plan.settings.discovery, announceDue == nil {
+            if payload == Array("online".utf8), plan.settings.discovery, guards.announceDue == nil {
                 // Coalesced: the first birth is answered at once, later ones within the
                 // interval share one announcement at its end.
                 let mono = ctx.mono
-                announceDue = max(mono, lastAnnounce.map { $0.adding(milliseconds: Self.announceIntervalMs) } ?? mono)
+                guards.announceDue = max(mono, guards.lastAnnounce.map { $0.adding(milliseconds: Self.announceIntervalMs) } ?? mono)
             }
         } else if retained, !payload.isEmpty, let timer = plan.topics.timer(ofActivityTopic: topic) {
             // Left from an earlier run (an activity dismissed while the daemon was away).
@@ -142,11 +146,11 @@ final class MQTTBridge: MQTTLinkOwner {
 
     /// `<token> <wall ms>` on the instance topic: another process's, written since we first
     /// connected, means two clients share our client id.
-    private func instance(_ payload: [UInt8]) {
+    private func heardInstance(_ payload: [UInt8]) {
         guard payload.count <= 64 else { return }
         let parts = String(decoding: payload, as: UTF8.self).split(separator: " ")
-        guard parts.count == 2, let stamp = Int64(parts[1]), parts[0] != instanceToken[...],
-              let first = firstConnectedWallMs, stamp > first else { return }
+        guard parts.count == 2, let stamp = Int64(parts[1]), parts[0] != instance.token[...],
+              let first = instance.firstConnectedWallMs, stamp > first else { return }
         link.name("another client connected with the same client id \(plan.clientID) (it wrote the instance topic after this one connected; two displays with one id: a cloned SD card shares /etc/machine-id; set [mqtt] client_id, or give the clone a new machine id: docs/MQTT.md)")
     }
 
@@ -158,11 +162,11 @@ final class MQTTBridge: MQTTLinkOwner {
                     id: nil, correlation: correlation)
             return
         }
-        guard commandLimit.take(at: ctx.mono) else {
+        guard guards.commandLimit.take(at: ctx.mono) else {
             // Not answered: an answer per dropped command would make the flood ours too.
-            commandsDropped += 1
+            guards.commandsDropped += 1
             ctx.log.limited(.warning, topic: "mqtt-commands", nowMs: ctx.mono.milliseconds,
-                            "mqtt: commands on \(plan.topics.command) come faster than \(Self.commandsPerSecond) a second (burst \(Self.commandBurst)); the excess is dropped (\(commandsDropped) so far)")
+                            "mqtt: commands on \(plan.topics.command) come faster than \(Self.commandsPerSecond) a second (burst \(Self.commandBurst)); the excess is dropped (\(guards.commandsDropped) so far)")
             return
         }
         let id = ControlRequest.requestID(in: payload)
@@ -267,7 +271,7 @@ final class MQTTBridge: MQTTLinkOwner {
         }
         return MQTTStatus(state: state, since: r.since, broker: plan.url.description, clientID: plan.clientID,
                           topicPrefix: plan.topics.prefix, reason: reason, lastError: r.lastError, attempts: r.attempts,
-                          commandsDropped: commandsDropped, messagesDropped: r.messagesDropped)
+                          commandsDropped: guards.commandsDropped, messagesDropped: r.messagesDropped)
     }
 
     /// A clean stop says `offline` itself.
