@@ -57,7 +57,8 @@ def validate(*args):
 
 
 def expected_topics(node, timer, prefix="homeassistant"):
-    key = timer.replace(".", "_")
+    # docs/MQTT.md: "_" is written "__" and "." "_d", so two timers never share an object id.
+    key = timer.replace("_", "__").replace(".", "_d")
     return {f"{prefix}/{c}/{node}/{key}_{e}/config" for c, es in ENTITIES.items() for e in es}
 
 

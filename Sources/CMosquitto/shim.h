@@ -17,6 +17,12 @@ static inline int islet_opt_tls_use_os_certs(void) { return MOSQ_OPT_TLS_USE_OS_
 static inline int islet_prop_correlation_data(void) { return MQTT_PROP_CORRELATION_DATA; }
 static inline int islet_prop_message_expiry_interval(void) { return MQTT_PROP_MESSAGE_EXPIRY_INTERVAL; }
 static inline int islet_prop_maximum_packet_size(void) { return MQTT_PROP_MAXIMUM_PACKET_SIZE; }
+// The broker's Maximum Packet Size from its CONNACK properties; 0 when it sets none.
+static inline unsigned int islet_connack_maximum_packet_size(const mosquitto_property *props) {
+    uint32_t v = 0;
+    if (!mosquitto_property_read_int32(props, MQTT_PROP_MAXIMUM_PACKET_SIZE, &v, false)) return 0;
+    return v;
+}
 static inline int islet_mosq_err_oversize_packet(void) { return MOSQ_ERR_OVERSIZE_PACKET; }
 static inline int islet_sub_opt_retain_as_published(void) { return MQTT_SUB_OPT_RETAIN_AS_PUBLISHED; }
 static inline int islet_log_warnings_and_errors(void) { return MOSQ_LOG_ERR | MOSQ_LOG_WARNING; }

@@ -162,7 +162,7 @@ final class SyncGroup {
             guard !payload.isEmpty else { return }
             takeRecord(payload, timer: timer, topic: topic)
         case .clock(let peer):
-            guard peer != device else { return }
+            guard peer != device, clocks.wouldHear(peer, monotonicMs: ctx.mono.milliseconds) else { return }
             heardBeacon(payload, from: peer, topic: topic)
         case .join(let who):
             guard who == device, let token = joinToken, payload == Array(token.utf8) else { return }

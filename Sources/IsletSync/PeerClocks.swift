@@ -57,6 +57,13 @@ public struct PeerClocks: Sendable {
         return true
     }
 
+    /// Whether a beacon from `peer` would be taken now (it holds a seat, or one is free): the
+    /// daemon skips parsing the rest, so a flood of names costs a lookup each.
+    public func wouldHear(_ peer: String, monotonicMs now: Int64) -> Bool {
+        if let s = samples[peer], !isForgotten(s, at: now) { return true }
+        return samples.count < Self.maximumPeers || samples.values.contains { isForgotten($0, at: now) }
+    }
+
     private func isForgotten(_ s: Sample, at now: Int64) -> Bool {
         now - s.heardAtMonotonicMs >= forgetAfterMilliseconds
     }

@@ -99,3 +99,11 @@ import IsletSync
     #expect(peers == ["a", "b", "c"])
     #expect(ms == -Int64.max)
 }
+
+@Test func aNameWithoutASeatIsNotHeardUntilOneIsFree() {
+    var desk = PeerClocks()
+    for i in 0..<PeerClocks.maximumPeers { desk.heard("p\(i)", theirWallMs: 0, ourWallMs: 0, monotonicMs: 0) }
+    #expect(desk.wouldHear("p3", monotonicMs: 1))
+    #expect(!desk.wouldHear("ghost", monotonicMs: 1))
+    #expect(desk.wouldHear("ghost", monotonicMs: 90_000), "the seats' holders fell silent for 90 s")
+}
