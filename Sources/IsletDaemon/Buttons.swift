@@ -7,8 +7,11 @@ import IsletProtocol
 /// The buttons: their source (GPIO lines, or the mock that the demo's keys, `isletctl press`
 /// and tests press), the gesture interpreter, and the retry of GPIO lines that did not open.
 /// What it reads becomes `ButtonCommand`s for the daemon; it changes no activity itself.
-final class Buttons {
-    private let ctx: DaemonContext
+final class Buttons: DaemonPart {
+    private let env: PartEnvironment
+    /// The button settings in force (the map and gestures reload; the lines wait for a restart).
+    private var settings: ButtonConfig
+    private let mode: ButtonsMode
     private var source: (any ButtonSource)?
     private(set) var mock: MockButtons?
     private var interpreter: ButtonInterpreter
@@ -16,14 +19,16 @@ final class Buttons {
     /// Registers the source's descriptor in the loop once it is open (set by `attach`).
     private var register: (any ButtonSource) -> Void = { _ in }
 
-    init(_ ctx: DaemonContext) throws(DaemonStartError) {
-        self.ctx = ctx
-        interpreter = ButtonInterpreter(config: ctx.config.buttonConfig)
-        switch ctx.config.buttons {
+    init(_ env: PartEnvironment, config: DaemonConfig) throws(DaemonStartError) {
+        self.env = env
+        settings = config.buttonConfig
+        mode = config.buttons
+        interpreter = ButtonInterpreter(config: config.buttonConfig)
+        switch config.buttons {
         case .none: break
         case .mock:
             do {
-                let m = try MockButtons(buttons: ctx.config.buttonConfig.buttons, clock: ctx.loopClock)
+                let m = try MockButtons(buttons: config.buttonConfig.buttons, clock: env.loopClock)
                 mock = m
                 source = m
             } catch { throw DaemonStartError("cannot set up the mock buttons: \(error)", status: 71) }
@@ -31,46 +36,52 @@ final class Buttons {
             // Missing buttons are not fatal: the timer still runs and the socket still serves,
             // and the lines are tried again with backoff (udev may not yet have given
             // /dev/gpiochip* to the gpio group at boot; a chip may probe late).
-            do { source = try Self.open(ctx.config) } catch { retry.failedAtStart(error, ctx) }
+            do { source = try Self.open(config.buttonConfig) } catch { retry.failedAtStart(error, env) }
         }
     }
 
     /// Gets each gesture's command (set by `attach`).
-    private var act: (ButtonCommand) -> Void = { _ in }
+    private weak var inbox: (any Inbox)?
 
-    /// Puts the source's descriptor in the loop; `act` gets each gesture's command.
-    func attach(to loop: EventLoop, act: @escaping (ButtonCommand) -> Void) {
-        self.act = act
+    /// Puts the source's descriptor in the loop; the inbox gets each gesture's command.
+    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
+        self.inbox = inbox
         // Each line's descriptor is in the loop (a source of several lines has one per line).
         register = { [unowned self, unowned loop] source in
             for fd in source.fileDescriptors {
                 do { try loop.register(fd) { [unowned self] _ in read(fd) } }
-                catch { ctx.log.error("cannot watch the buttons: \(error)") }
+                catch { env.log.error("cannot watch the buttons: \(error)") }
             }
         }
         if let source { register(source) }
     }
 
     /// A reload's new button settings take effect for the next gesture.
-    func reconfigure() { interpreter = ButtonInterpreter(config: ctx.config.buttonConfig) }
+    func reload(_ config: DaemonConfig) {
+        settings = config.buttonConfig
+        interpreter = ButtonInterpreter(config: settings)
+    }
+
+    private func act(_ command: ButtonCommand) { inbox?.post(.gesture(command)) }
 
     private func read(_ fd: Int32) {
         guard let source else { return }
         do {
             for c in interpreter.handle(try source.readEdges(from: fd)) { act(c) }
         } catch {
-            ctx.log.limited(.warning, topic: "buttons", nowMs: ctx.mono.milliseconds, "reading the buttons failed: \(error)")
+            env.log.limited(.warning, topic: "buttons", nowMs: env.mono.milliseconds, "reading the buttons failed: \(error)")
         }
     }
 
     /// Gestures that time out (a long press held, a press that no second press followed) and
     /// the retry of GPIO lines that failed to open.
-    func advance(mono: MonotonicInstant) {
+    func afterEvents(_ turn: TurnView) {
+        let mono = turn.mono
         if let d = interpreter.nextDeadline, d <= mono.nanoseconds {
             for c in interpreter.advance(to: mono.nanoseconds) { act(c) }
         }
-        let config = ctx.config
-        if let s = retry.attempt(mono: mono, ctx, { () throws(GPIOError) in try Self.open(config) }) {
+        let lines = settings
+        if let s = retry.attempt(mono: mono, env, { () throws(GPIOError) in try Self.open(lines) }) {
             source = s
             register(s)
         }
@@ -82,7 +93,7 @@ final class Buttons {
 
     /// A mock press (`isletctl press`): the two edges' instants on the loop's clock.
     func press(_ button: String, holdMilliseconds: UInt64) throws(ProtocolError) -> (pressNanoseconds: UInt64, releaseNanoseconds: UInt64) {
-        guard ctx.config.buttons == .mock else {
+        guard mode == .mock else {
             throw ProtocolError("not_supported", "press works only with mock buttons (isletd --buttons mock)")
         }
         guard let mock else { throw ProtocolError("not_supported", "mock buttons are not set up") }
@@ -99,7 +110,7 @@ final class Buttons {
     func pressKey(_ key: Character) {
         guard let mock,
               let (button, hold) = MockButtons.keyPress(for: key, buttons: mock.buttons,
-                                                        longPressMilliseconds: ctx.config.buttonConfig.longPressMilliseconds) else { return }
+                                                        longPressMilliseconds: settings.longPressMilliseconds) else { return }
         _ = try? mock.press(button: button, holdMilliseconds: hold)
     }
 
@@ -118,7 +129,7 @@ final class Buttons {
         return (parts + ["[w] stopwatch", "[q] quit"]).joined(separator: "  ")
     }
 
-    private static func open(_ c: DaemonConfig) throws(GPIOError) -> GPIOButtons {
-        try GPIOButtons(lines: c.buttonConfig.gpioLines(), bias: c.buttonConfig.bias, activeLow: c.buttonConfig.activeLow)
+    private static func open(_ c: ButtonConfig) throws(GPIOError) -> GPIOButtons {
+        try GPIOButtons(lines: c.gpioLines(), bias: c.bias, activeLow: c.activeLow)
     }
 }

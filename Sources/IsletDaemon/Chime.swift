@@ -1,3 +1,4 @@
+import IsletProtocol
 import IsletInput
 import IsletSystem
 import IsletCore
@@ -5,8 +6,10 @@ import IsletLinux
 
 /// The chime: the pure player of IsletInput driving an output line (a buzzer or LED on GPIO,
 /// or the mock), the timer it is sounding for, and the retry of a line that did not open.
-final class Chime {
-    private let ctx: DaemonContext
+final class Chime: DaemonPart {
+    private let env: PartEnvironment
+    /// The chime's settings in force (its patterns reload; its line waits for a restart).
+    private var settings: ChimeConfig
     private var player = ChimePlayer()
     private var output: (any ChimeOutput)?
     /// Times the output was switched on (a pattern of three beeps counts three).
@@ -17,32 +20,41 @@ final class Chime {
     private var sounding: String?
     private var retry = LineRetry("chime")
 
-    init(_ ctx: DaemonContext) {
-        self.ctx = ctx
-        if ctx.config.buttonConfig.chime.isMock { output = MockChimeOutput() }
+    init(_ env: PartEnvironment, config: DaemonConfig) {
+        self.env = env
+        settings = config.buttonConfig.chime
+        if settings.isMock { output = MockChimeOutput() }
         else {
-            do { output = try Self.open(ctx.config) } catch { retry.failedAtStart(error, ctx) }
+            do { output = try Self.open(settings) } catch { retry.failedAtStart(error, env) }
         }
     }
 
-    /// Pulses so far, when there is an output (for `status`).
-    var reportedPulses: Int? { output == nil ? nil : pulses }
+    func reload(_ config: DaemonConfig) { settings = config.buttonConfig.chime }
+
+    /// Pulses so far, when there is an output.
+    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.chimePulses = output == nil ? nil : pulses }
+
+    /// A transition, as it happens.
+    func take(_ effect: DaemonEffect, _ turn: TurnView) {
+        if case .transition(let t, let timer) = effect { react(to: t, timer: timer, mono: turn.mono) }
+    }
 
     /// Sounds (or silences) for a transition of `timer`.
-    func react(to t: Transition, timer: String) {
+    private func react(to t: Transition, timer: String, mono: MonotonicInstant) {
         guard !quiet, let cue = ChimeCue.decide(effects: t.effects, phase: t.phase) else { return }
         // A pause or reset silences its own timer's chime, not one another timer is sounding.
         if cue == .silence, sounding != timer { return }
-        guard let level = player.handle(cue, config: ctx.config.buttonConfig.chime, at: ctx.mono.nanoseconds) else { return }
+        guard let level = player.handle(cue, config: settings, at: mono.nanoseconds) else { return }
         sounding = cue == .silence ? nil : timer
         set(level)
     }
 
     /// The pattern's next step, and the retry of a line that failed to open.
-    func advance(mono: MonotonicInstant) {
+    func afterEvents(_ turn: TurnView) {
+        let mono = turn.mono
         if let d = player.nextDeadline, d <= mono.nanoseconds, let level = player.advance(to: mono.nanoseconds) { set(level) }
-        let config = ctx.config
-        if let o = retry.attempt(mono: mono, ctx, { () throws(GPIOError) in try Self.open(config) }) { output = o }
+        let line = settings
+        if let o = retry.attempt(mono: mono, env, { () throws(GPIOError) in try Self.open(line) }) { output = o }
     }
 
     var nextDeadline: MonotonicInstant? {
@@ -50,17 +62,17 @@ final class Chime {
     }
 
     /// Silences a pattern still playing (at shutdown).
-    func silence() { if player.isPlaying { set(false) } }
+    func shutdown(_ turn: TurnView) { if player.isPlaying { set(false) } }
 
     private func set(_ level: Bool) {
         guard let output else { return }
         if level { pulses += 1 }
         do { try output.set(active: level) }
-        catch { ctx.log.limited(.warning, topic: "chime", nowMs: ctx.mono.milliseconds, "the chime line failed: \(error)") }
+        catch { env.log.limited(.warning, topic: "chime", nowMs: env.mono.milliseconds, "the chime line failed: \(error)") }
     }
 
-    private static func open(_ c: DaemonConfig) throws(GPIOError) -> (any ChimeOutput)? {
-        guard let spec = try c.buttonConfig.chime.gpioLine() else { return nil }
-        return try GPIOOutput(spec: spec, activeLow: c.buttonConfig.chime.activeLow)
+    private static func open(_ c: ChimeConfig) throws(GPIOError) -> (any ChimeOutput)? {
+        guard let spec = try c.gpioLine() else { return nil }
+        return try GPIOOutput(spec: spec, activeLow: c.activeLow)
     }
 }

@@ -1,3 +1,4 @@
+import IsletProtocol
 import IsletSystem
 import IsletCore
 
@@ -5,46 +6,58 @@ import IsletCore
 /// restored activities show stale until the clock catches up, or is set (an NTP step: the
 /// timeline then follows it once). Owns the window, the marks it set, and the watch of
 /// wall-clock changes in the loop.
-final class ClockWatch {
-    private let ctx: DaemonContext
+final class ClockWatch: DaemonPart {
+    private let env: PartEnvironment
     private unowned let loop: EventLoop
+    private weak var inbox: (any Inbox)?
     /// The save's instant while the clock is behind it.
     private(set) var behindUntil: Instant?
     /// The timers this watch marked stale (an activity's own stale-after is the core's).
     private var marked: Set<String> = []
     private var watch: WallClockChangeWatch?
 
-    init(_ ctx: DaemonContext, loop: EventLoop) {
-        self.ctx = ctx
+    init(_ env: PartEnvironment, loop: EventLoop) {
+        self.env = env
         self.loop = loop
     }
 
+    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) { self.inbox = inbox }
+
     var isBehind: Bool { behindUntil != nil }
+
+    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.clockBehind = isBehind }
+
+    /// A timer started afresh is no longer this watch's to clear.
+    func take(_ effect: DaemonEffect, _ turn: TurnView) {
+        if case .started(let timer) = effect { marked.remove(timer) }
+    }
+
+    /// Once the clock has caught up, the timers it marked are fresh again.
+    func afterEvents(_ turn: TurnView) {
+        if let fresh = caughtUp() { inbox?.post(.clockCaughtUp(fresh)) }
+    }
 
     /// At start: the clock (`now`) is behind the save. Returns the timers to mark stale.
     func fellBehind(savedAt: Instant, now: Instant, timers: [String]) -> [String] {
-        ctx.clock.setFloor(savedAt)
+        env.clock.setFloor(savedAt)
         behindUntil = savedAt
-        ctx.log.warning("the wall clock (\(now)) is behind the last save (\(savedAt)); restored activities show stale until it catches up")
+        env.log.warning("the wall clock (\(now)) is behind the last save (\(savedAt)); restored activities show stale until it catches up")
         marked.formUnion(timers)
         arm()
         return timers
     }
 
-    /// A timer started afresh is no longer this watch's to clear.
-    func forget(_ timer: String) { marked.remove(timer) }
-
     /// When the timeline passes the save (nil while the clock is not behind).
-    var nextDeadline: MonotonicInstant? { behindUntil.map { ctx.clock.monotonicInstant(of: $0) } }
+    var nextDeadline: MonotonicInstant? { behindUntil.map { env.clock.monotonicInstant(of: $0) } }
 
     /// Once the clock has caught up: the timers to mark fresh (only the marks set here).
-    func caughtUp() -> [String]? {
-        guard let behind = behindUntil, ctx.clock.rawNow() >= behind else { return nil }
+    private func caughtUp() -> [String]? {
+        guard let behind = behindUntil, env.clock.rawNow() >= behind else { return nil }
         behindUntil = nil
-        ctx.clock.setFloor(nil)
+        env.clock.setFloor(nil)
         disarm()
         defer { marked = [] }
-        ctx.log.notice("the clock has caught up with the last save; activities are no longer stale")
+        env.log.notice("the clock has caught up with the last save; activities are no longer stale")
         return marked.sorted()
     }
 
@@ -55,7 +68,7 @@ final class ClockWatch {
             try loop.register(w.fd.raw) { [unowned self] _ in clockChanged() }
             watch = w
         } catch {
-            ctx.log.warning("cannot watch for wall-clock changes: \(error)")
+            env.log.warning("cannot watch for wall-clock changes: \(error)")
         }
     }
 
@@ -69,10 +82,10 @@ final class ClockWatch {
         guard let w = watch, w.clockWasSet() else { return }
         disarm()
         guard let behind = behindUntil else { return }
-        if ctx.clock.rawNow() < behind, ctx.loopClock.wallMilliseconds() >= behind.milliseconds {
+        if env.clock.rawNow() < behind, env.loopClock.wallMilliseconds() >= behind.milliseconds {
             // The clock was wrong at start and has been set: the timeline follows it this once.
-            ctx.clock.rebase()
-            ctx.log.notice("the wall clock was set; the timeline follows it")
+            env.clock.rebase()
+            env.log.notice("the wall clock was set; the timeline follows it")
         }
         if behindUntil != nil { arm() }
     }

@@ -48,11 +48,10 @@ final class ClientConnection {
     }
 }
 
-/// An answer held back: until the write of `generation` is durable (a change; a start's answer
-/// depends on how its write ended), or behind such an answer (`line` already made).
+/// An answer held back: until the end of the turn, and the write of its change is durable (a
+/// start's answer depends on how its write ended), or behind such an answer (`line` already made).
 struct DeferredAnswer {
-    var generation: UInt64
-    var ticket: StartTicket?
+    var pending: PendingAnswer
     var line: [UInt8]?
     var requestID: String? = nil
 }

@@ -6,28 +6,33 @@ import IsletMQTT
 import IsletSync
 
 /// The daemon: one thread, one event loop over a table of descriptors, one owner of the state.
-/// It holds a few parts, each owning its state, and routes events between them: a request, a
-/// button's command or a due deadline becomes an intent for the book (`perform`); what
-/// follows goes out: the frame to the panel first, then the durable write (on the writer's
-/// thread), the chime, the watchers' events and systemd's status. docs/ARCHITECTURE.md draws
-/// it. A new capability is one more part and one line of wiring in `init`.
+/// Its core is the book (the activities and their durable copy) and the panel; everything
+/// else is a part in `parts` (`DaemonPart`): sources hand what they hear to the daemon as
+/// values (`Inbox`), changes come back as effects (`DaemonEffect`), and what goes out runs once at
+/// the end of the turn, in the list's order: the frame first, then the answers and watchers,
+/// then the network, then systemd. docs/ARCHITECTURE.md draws it. A new capability is one
+/// part and one entry in `parts`.
 ///
-/// This file sets up and wires; DaemonLoop runs the loop; DaemonRequests answers clients.
+/// This file sets up; DaemonLoop runs the turn; DaemonRequests turns inputs into changes.
 public final class Daemon {
-    let ctx: DaemonContext
+    let env: PartEnvironment
+    /// The configuration in force (a reload replaces it; each part takes its own slice).
+    var config: DaemonConfig
     let loop: EventLoop
     let lifecycle: Lifecycle
     /// The activities and their durable copy.
     let book: DurableBook
     /// The panel and what it presents.
     let panel: Panel
+    /// The parts the daemon calls by name besides the list (`press`, the restart rule, readiness).
     let buttons: Buttons
     let chime: Chime
-    let clients: Clients
     let clockWatch: ClockWatch
-    /// The MQTT bridge, with `[mqtt]` only.
-    let mqtt: MQTTBridge?
-    let systemd = Systemd()
+    let systemd: Systemd
+    /// Every part, in the order the turn's outcome reaches them.
+    let parts: [any DaemonPart]
+    /// The turn under way: its instant, and whether watchers must hear of it.
+    var turn = TurnState()
 
     /// Ends `run()` from another thread (an embedding host, tests), as SIGTERM does.
     public var stopper: DaemonStopper { lifecycle.stopper }
@@ -37,11 +42,12 @@ public final class Daemon {
     public init(config: DaemonConfig, reload: @escaping () throws(ConfigError) -> DaemonConfig, log: Logger,
                 clock loopClock: any LoopClock = SystemLoopClock(),
                 storeSystem: any StoreSystem = LiveStoreSystem()) throws(DaemonStartError) {
-        let ctx = DaemonContext(config: config, log: log, loopClock: loopClock)
-        self.ctx = ctx
+        let env = PartEnvironment(log: log, loopClock: loopClock)
+        self.env = env
+        self.config = config
         let paths = try DaemonPaths.prepare(config)
         let lock = try FileLock.stateDirectory(paths.stateDir)
-        let store = FileStore(directory: paths.stateDir, system: storeSystem, timeline: ctx.clock)
+        let store = FileStore(directory: paths.stateDir, system: storeSystem, timeline: env.clock)
 
         // Signals arrive through a descriptor in the table; they are blocked before any thread
         // (the writer's) starts, so that thread inherits the mask.
@@ -57,51 +63,37 @@ public final class Daemon {
         if let problem = loaded.problem { log.warning(problem) }
 
         let preview = config.preview == .terminal ? TerminalScreen(legend: Buttons.legend(config)) : nil
-        panel = try Panel(ctx, preview: preview)
-        buttons = try Buttons(ctx)
-        chime = Chime(ctx)
-        clockWatch = ClockWatch(ctx, loop: loop)
-        if let settings = config.mqtt {
-            let id = settings.clientID ?? MQTTPlan.defaultClientID(machineID: MQTTPlan.readMachineID())
-            let device = HomeAssistantDiscovery.Device(name: "Islet \(id)",
-                                                       model: "\(config.controller.rawValue.uppercased()) \(config.width)x\(config.height)",
-                                                       version: IsletVersion.string)
-            mqtt = try MQTTBridge(ctx, loop: loop, plan: Daemon.mqttPlan(settings, origin: config.origins), device: device)
-        } else {
-            mqtt = nil
-        }
-        if let settings = config.sync, let bridge = mqtt {
-            bridge.group = SyncGroup(ctx, settings: settings, device: settings.deviceName ?? bridge.plan.clientID,
-                                     link: bridge.link, restoring: loaded.sync)
-        }
+        panel = try Panel(env, config: config, preview: preview)
+        buttons = try Buttons(env, config: config)
+        chime = Chime(env, config: config)
+        clockWatch = ClockWatch(env, loop: loop)
+        systemd = Systemd()
+        let network = try NetworkParts.make(config, env, restoring: loaded.sync)
         // The socket last: a start-up failure above leaves no socket file behind.
-        clients = try Clients(ctx, loop: loop, socket: paths.socket)
+        let clients = try Clients(env, config: config, socket: paths.socket)
+        parts = [buttons, clockWatch, chime, clients] + network + [systemd]
 
         restoreTimeline(loaded)
-        sync?.adoptLocal(book.activities, now: ctx.clock.now())
+        for case let group as SyncGroup in parts { group.adoptLocal(book.activities, now: env.clock.now()) }
         do { try wire() }
         catch { throw DaemonStartError("\(error)", status: 71) }
+        let group = parts.lazy.compactMap { $0 as? SyncGroup }.first
         log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)"
-                 + (sync.map { ", in sync group \($0.settings.group ?? "") as \($0.device)" } ?? ""))
+                 + (group.map { ", in sync group \($0.settings.group ?? "") as \($0.device)" } ?? ""))
     }
 
-    /// Each part's descriptors in the table, and its events routed here.
+    /// The daemon's own descriptors in the table, then each part's.
     private func wire() throws(SystemError) {
         try loop.register(lifecycle.signals.fd.raw) { [unowned self] _ in handleSignals() }
         try loop.register(lifecycle.stopper.counter.fd.raw) { [unowned self] _ in
-            ctx.log.info("stopping on request")
+            env.log.info("stopping on request")
             lifecycle.stop()
         }
         try loop.register(book.completionsFD) { [unowned self] _ in takeWriteCompletions() }
-        clients.delegate = self
-        try clients.attach()
-        mqtt?.delegate = self
-        sync?.delegate = self
-        try mqtt?.attach()
-        buttons.attach(to: loop) { [unowned self] command in act(on: command) }
+        for p in parts { try p.attach(to: loop, inbox: self) }
         if panel.readsKeys {
             do { try loop.register(0) { [unowned self] _ in handleKey() } }
-            catch { ctx.log.warning("the demo cannot read keys from this terminal: \(error)") }
+            catch { env.log.warning("the demo cannot read keys from this terminal: \(error)") }
         }
     }
 
@@ -109,39 +101,24 @@ public final class Daemon {
     /// CLOCK_BOOTTIME's, whatever the wall clock says; after a reboot only the wall clock is
     /// left, and while it is behind the save, time stands at the save.
     private func restoreTimeline(_ loaded: LoadedState) {
-        let clock = ctx.clock
+        let clock = env.clock
         if let saved = loaded.timeline, let id = loaded.bootID, id == BootID.current {
             if let why = clock.refusal(toContinue: saved) {
-                ctx.log.warning("restarted in the same boot, but the timeline does not continue from the last save: \(why)")
+                env.log.warning("restarted in the same boot, but the timeline does not continue from the last save: \(why)")
             } else {
-                let skew = ctx.loopClock.wallMilliseconds().subtractingReportingOverflow(clock.now().milliseconds).partialValue
+                let skew = env.loopClock.wallMilliseconds().subtractingReportingOverflow(clock.now().milliseconds).partialValue
                 if skew > 2000 || skew < -2000 {
-                    ctx.log.notice("restarted in the same boot: timers continue from the last save by the boot clock; the wall clock differs from that by \(skew / 1000) s")
+                    env.log.notice("restarted in the same boot: timers continue from the last save by the boot clock; the wall clock differs from that by \(skew / 1000) s")
                 }
             }
         }
         let now = clock.now()
         if let savedAt = loaded.savedAt, now < savedAt, !book.activities.isEmpty {
             for id in clockWatch.fellBehind(savedAt: savedAt, now: now, timers: book.activities.map(\.timerID)) {
-                perform(.markStale, timer: id, now: now)
+                perform(.markStale, timer: id)
             }
         }
     }
-
-    /// `[mqtt]` with its password read; a problem is a config error (exit 78, no restart loop).
-    private static func mqttPlan(_ s: MQTTSettings, origin: [String: String]) throws(DaemonStartError) -> MQTTPlan {
-        guard let url = s.url else { throw DaemonStartError("[mqtt] needs url", status: ConfigError.exitStatus) }
-        var password: String?
-        if let file = s.passwordFile {
-            do { password = try MQTTSettings.secret(file, origin: origin["mqtt.password_file"] ?? "mqtt.password_file", what: "password_file") }
-            catch { throw DaemonStartError("\(error)", status: ConfigError.exitStatus) }
-        }
-        return MQTTPlan(s, url: url, password: password, machineID: MQTTPlan.readMachineID())
-    }
-
-    /// The sync group (several displays, one session), with `[sync]` only: held by the MQTT
-    /// bridge, whose link it rides.
-    var sync: SyncGroup? { mqtt?.group }
 
     // MARK: routing the inputs
 
@@ -150,7 +127,7 @@ public final class Daemon {
             switch s {
             case .reload: reloadConfig()
             case .stop(let signo):
-                ctx.log.info("stopping on signal \(signo)")
+                env.log.info("stopping on signal \(signo)")
                 lifecycle.stop()
             }
         }
@@ -158,18 +135,19 @@ public final class Daemon {
 
     private func reloadConfig() {
         systemd.reloading()
-        let nowMs = ctx.mono.milliseconds
+        let nowMs = env.mono.milliseconds
         do {
             let new = try lifecycle.reload()
-            let (kept, changed) = ctx.config.reloaded(with: new)
-            ctx.config = kept
-            ctx.log.threshold = kept.logLevel
-            buttons.reconfigure()
-            ctx.log.limited(.notice, topic: "reloaded", intervalMs: 10_000, nowMs: nowMs,
+            let (kept, changed) = config.reloaded(with: new)
+            config = kept
+            env.log.threshold = kept.logLevel
+            panel.reload(kept)
+            for p in parts { p.reload(kept) }
+            env.log.limited(.notice, topic: "reloaded", intervalMs: 10_000, nowMs: nowMs,
                             "configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
         } catch {
             // Rate-limited: a script that sends SIGHUP in a loop must not flood the journal.
-            ctx.log.limited(.error, topic: "reload", intervalMs: 10_000, nowMs: nowMs, distinct: true,
+            env.log.limited(.error, topic: "reload", intervalMs: 10_000, nowMs: nowMs, distinct: true,
                             "configuration not reloaded, the old one stays in force: \(error)")
         }
         systemd.reloaded(status: statusText())
@@ -182,7 +160,7 @@ public final class Daemon {
         case .closed:
             // The demo's terminal is gone (closed window, EOF): stop, rather than spin on a
             // descriptor that is readable forever.
-            ctx.log.info("the terminal closed; stopping the demo")
+            env.log.info("the terminal closed; stopping the demo")
             loop.unregister(0)
             lifecycle.stop()
         case .byte(let byte):
@@ -192,19 +170,9 @@ public final class Daemon {
             case "w":
                 var s = StartRequest()
                 s.stopwatch = true
-                perform(.start(s.attributes(timer: nil, defaults: ctx.config.session)), timer: nil, now: ctx.clock.now())
+                perform(.start(s.attributes(timer: nil, defaults: config.session)), timer: nil)
             default: buttons.pressKey(key)
             }
-        }
-    }
-
-    /// A gesture's command: its timer is the map's, else the book resolves it (the most
-    /// recently started); a toggle with no activity starts the default session (the table).
-    private func act(on command: ButtonCommand) {
-        var attrs = ctx.config.session.attributes
-        if let t = command.timerID { attrs.timerID = t }
-        if case .failure(let e) = perform(command.action.intent(defaultSession: attrs), timer: command.timerID, now: ctx.clock.now()) {
-            ctx.log.info("button \(command.event.button) \(command.event.gesture): \(e.message)")
         }
     }
 }

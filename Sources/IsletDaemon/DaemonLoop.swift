@@ -1,28 +1,40 @@
+import IsletProtocol
 import IsletSystem
 import IsletCore
 
-/// The loop: wait on the descriptor table, let the handlers turn what is ready into events,
-/// then advance time, render, flush, and only then hand the durable write to the writer.
-/// It sleeps until the next deadline, armed on a timerfd at its absolute CLOCK_MONOTONIC
-/// instant: nothing periodic runs when nothing visible changes.
+/// The turn under way: one instant for everything it decides, and whether watchers must hear
+/// of it. Cleared at the end of each turn.
+struct TurnState {
+    /// The timeline's instant, read once per turn (so one press draws one scene).
+    var now: Instant?
+    /// Something changed this turn: watchers, the network and systemd learn it at its end.
+    var announce = false
+    /// The turn's snapshot, while nothing changed since it was made.
+    var snapshot: ControlResponse?
+}
+
+/// The loop: wait on the descriptor table, let the handlers turn what is ready into changes,
+/// then advance time and run the turn's outcome once: the frame on the bus, the answers and
+/// watchers, the network, and only then the durable write on the writer's thread. It sleeps
+/// until the next deadline, armed on a timerfd at its absolute CLOCK_MONOTONIC instant:
+/// nothing periodic runs when nothing visible changes.
 extension Daemon {
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     public func run() -> Int32 {
         // Find out once whether a panel answers, so READY means "serving, panel known".
-        panel.bringUp(mono: ctx.mono)
+        panel.bringUp(mono: env.mono)
         // Catching up with what fell due while the daemon was down: those moments have passed,
         // so they do not chime now (a restart an hour after a session must not beep).
         chime.quiet = true
-        advanceAndRefresh()
+        advanceTime()
+        finishTurn()
         book.store.loadFinished()   // the first frame is drawn: the state file did not crash the start
         chime.quiet = false
-        saveSyncLedger()
-        book.submitIfDirty()
-        systemd.ready(status: statusText(), mono: ctx.mono)
+        systemd.ready(status: statusText(), mono: env.mono)
         while lifecycle.running {
             prepareToWait()
-            do { try loop.turn(immediately: clients.hasBufferedRequest || mqtt?.hasBacklog == true) } catch {
-                ctx.log.error("the event loop failed: \(error)")
+            do { try loop.turn(immediately: parts.contains { $0.hasBacklog }) } catch {
+                env.log.error("the event loop failed: \(error)")
                 shutdown()
                 return 71
             }
@@ -32,83 +44,91 @@ extension Daemon {
         return 0
     }
 
-    /// One turn's work after the handlers ran. The order is the flow: inputs, time, the frame
-    /// on the bus, then the durable write.
-    func afterEvents() {
-        let mono = ctx.mono
-        buttons.advance(mono: mono)
-        chime.advance(mono: mono)
-        book.retryIfDue(mono)
-        clients.afterEvents()
-        mqtt?.afterEvents()
-        sync?.afterEvents()
-        advanceAndRefresh()
-        mqtt?.publishIfChanged(book.activities, now: ctx.clock.now())
-        sync?.publishIfDue()
-        saveSyncLedger()
-        book.submitIfDirty()
-        systemd.pingIfDue(mono: ctx.mono)
+    /// The turn's instant (read at its first use, kept to its end).
+    var now: Instant {
+        if let t = turn.now { return t }
+        let t = env.clock.now()
+        turn.now = t
+        return t
     }
 
-    /// Time's own events: due transitions, the end of an expand, then the frame.
-    func advanceAndRefresh() {
-        let now = ctx.clock.now()
-        if let fresh = clockWatch.caughtUp() {
-            for id in fresh { perform(.markFresh, timer: id, now: now) }
-            broadcastChange(now: now)
-        }
+    /// What every part sees of the turn.
+    var view: TurnView { TurnView(activities: book.activities, now: now, mono: env.mono) }
+
+    /// One turn's work after the handlers ran: each part's own time, time's own changes, then
+    /// the outcome.
+    func afterEvents() {
+        book.retryIfDue(env.mono)
+        for p in parts { p.afterEvents(view) }
+        advanceTime()
+        finishTurn()
+    }
+
+    /// Time's own changes: due transitions, the end of an expand.
+    func advanceTime() {
+        let now = self.now
         if book.hasDueEvent(at: now) {
-            let changes = book.advance(to: now)
-            for c in changes { chime.react(to: c.transition, timer: c.timerID) }
-            if !changes.isEmpty { broadcastChange(now: now) }
+            for c in book.advance(to: now) { dispatch([.transition(c.transition, timer: c.timerID), .announce]) }
         }
         // The presentation changed: watchers learn it from here, not from a guess of their own.
-        if panel.endExpandIfDue(now) { broadcastChange(now: now) }
+        if panel.endExpandIfDue(now) { announce() }
+    }
+
+    /// The turn's outcome, once, in this order: the frame on the bus; the answers that are
+    /// ready and the watchers' change; the network; systemd; then the durable write.
+    func finishTurn() {
+        let now = self.now
         refreshDisplay(now: now)
+        let view = self.view
+        releaseAnswers()
+        var change: ControlResponse?
+        if turn.announce {
+            change = snapshot()
+            change?.event = "change"
+        }
+        let outcome = TurnOutcome(view: view, change: change, statusText: statusText())
+        for p in parts { p.publish(outcome) }
+        for p in parts { p.save(into: book) }
+        book.submitIfDirty()
+        turn = TurnState()
     }
 
     private func prepareToWait() {
-        clients.updateInterests()
+        for p in parts { p.prepareToWait() }
         do { try loop.wake(at: nextWake()) } catch {
-            ctx.log.limited(.error, topic: "deadline", nowMs: ctx.mono.milliseconds, "cannot arm the deadline timer: \(error)")
+            env.log.limited(.error, topic: "deadline", nowMs: env.mono.milliseconds, "cannot arm the deadline timer: \(error)")
         }
     }
 
     /// The earliest instant anything is due: each part's own deadline (the watchdog, gestures
-    /// and GPIO retries, the chime, the panel's pixel shift, test pattern and retry, a client's
-    /// request timeout) and the activities' next visible change.
+    /// and GPIO retries, the chime, a client's request timeout, the broker), the panel's
+    /// (pixel shift, test pattern, retry), the writer's retry, and the activities' next
+    /// visible change.
     func nextWake() -> MonotonicInstant? {
-        let now = ctx.clock.now()
+        let now = env.clock.now()
         // While the clock is behind the last save, time stands at the save for the activities:
         // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.
-        let activities = clockWatch.nextDeadline
-            ?? panel.nextFrameChange(book.activities, now: now).map { ctx.clock.monotonicInstant(of: $0) }
-        return [systemd.nextDeadline, buttons.nextDeadline, chime.nextDeadline, book.nextDeadline,
-                panel.nextDeadline(book.activities, now: now), clients.nextDeadline, mqtt?.nextDeadline, sync?.nextDeadline, activities]
+        let activities = clockWatch.isBehind ? nil
+            : panel.nextFrameChange(book.activities, now: now).map { env.clock.monotonicInstant(of: $0) }
+        return ([book.nextDeadline, panel.nextDeadline(book.activities, now: now), activities] + parts.map(\.nextDeadline))
             .compactMap { $0 }.min()
     }
 
-    /// The sync ledger is saved with the book, when it changed.
-    func saveSyncLedger() {
-        guard let ledger = sync?.takeLedgerIfChanged() else { return }
-        book.syncLedger = ledger
-        book.markDirty()
-    }
-
+    /// The stop: the writes queued finish and their answers go out while the socket is still
+    /// open; then the panel, then each part in the reverse of the list (the group's last
+    /// records before the bridge says offline and disconnects; the socket closes last but one);
+    /// the last save stamps the stop (the restart rule measures from it).
     func shutdown() {
         systemd.stopping()
-        sync?.publishIfDue()
-        saveSyncLedger()
-        // What is queued is written before the process ends, and the answers that waited for it go out.
+        for p in parts { p.save(into: book) }
         book.finishWrites()
         takeWriteCompletions()
+        releaseAnswers()
         panel.shutdown()
-        // The last save stamps this stop (the restart rule measures from it).
+        let view = self.view
+        for p in parts.reversed() { p.shutdown(view) }
+        for p in parts { p.save(into: book) }
         book.saveFinalStamp()
-        chime.silence()
-        mqtt?.publishIfChanged(book.activities, now: ctx.clock.now())
-        mqtt?.shutdown()
-        clients.shutdown()
-        ctx.log.info("stopped")
+        env.log.info("stopped")
     }
 }

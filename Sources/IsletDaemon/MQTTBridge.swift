@@ -3,19 +3,12 @@ import IsletMQTT
 import IsletProtocol
 import IsletCore
 
-/// What the daemon does for the MQTT part: answer a request (the control socket's own path),
-/// and say what the activities are now.
-protocol MQTTBridgeDelegate: AnyObject {
-    func answer(brokerRequest: ControlRequest) -> Clients.Reply
-    var activitiesNow: (activities: [Activity], now: Instant) { get }
-}
-
 /// The MQTT bridge: one more part of the loop (docs/MQTT.md). Its link's socket is one
 /// descriptor in the table. Commands become requests through the same parser and `perform` as
 /// the socket's; every change of the activities is pushed, retained; Home Assistant's
 /// announcements follow the timers.
-final class MQTTBridge: MQTTLinkOwner {
-    private let ctx: DaemonContext
+final class MQTTBridge: DaemonPart, MQTTLinkListener {
+    private let env: PartEnvironment
     let plan: MQTTPlan
     let link: MQTTLink
     private let discovery: HomeAssistantDiscovery
@@ -23,13 +16,18 @@ final class MQTTBridge: MQTTLinkOwner {
     private var published: [String: Activity] = [:]
     private var announced: Set<String> = []
     /// Answers waiting for their change to be durable, in arrival order.
-    private var held: [(generation: UInt64, ticket: StartTicket?, id: String?, correlation: [UInt8]?)] = []
+    private var held: [(pending: PendingAnswer, id: String?, correlation: [UInt8]?)] = []
     private var ledger = RequestLedger()
     /// Commands done at most 20 a second (a burst of 40); the rest are dropped and counted.
     /// What keeps a flood from the broker bounded (docs/MQTT.md "Threat model and bounds").
     private var guards = Guards()
     /// This process's token on the instance topic, and when it first connected (wall ms).
     private var instance = (token: String(UInt64.random(in: 1...UInt64.max), radix: 16), firstConnectedWallMs: Int64?.none)
+    private weak var inbox: (any Inbox)?
+    /// What the bridge needs of the configuration: the timers Home Assistant keeps by default.
+    private var defaultTimers: [String]
+    /// The activities as the last turn left them (announcements follow them).
+    private var activities: [Activity] = []
 
     private struct Guards {
         /// Commands done at most 20 a second (a burst of 40); the rest are dropped and counted.
@@ -44,42 +42,48 @@ final class MQTTBridge: MQTTLinkOwner {
     static let commandsPerSecond: Int64 = 20
     static let commandBurst: Int64 = 40
     static let announceIntervalMs: Int64 = 10_000
-    /// An activity changed this turn: published once the frame is on the bus.
-    var changed = false
-    weak var delegate: (any MQTTBridgeDelegate)?
-    /// The sync group riding this link (docs/SYNC.md), with `[sync]` only: its topics go to it.
-    var group: SyncGroup?
 
-    init(_ ctx: DaemonContext, loop: EventLoop, plan: MQTTPlan, device: HomeAssistantDiscovery.Device) throws(DaemonStartError) {
-        self.ctx = ctx
+    init(_ env: PartEnvironment, config: DaemonConfig, plan: MQTTPlan, link: MQTTLink, device: HomeAssistantDiscovery.Device) {
+        self.env = env
         self.plan = plan
-        link = try MQTTLink(ctx, loop: loop, plan: plan)
+        self.link = link
         discovery = HomeAssistantDiscovery(prefix: plan.settings.discoveryPrefix, node: plan.clientID, topics: plan.topics,
-                                           device: device, defaultMinutes: ctx.config.session.minutes)
+                                           device: device, defaultMinutes: config.session.minutes)
+        defaultTimers = Self.defaultTimers(config)
     }
 
-    func attach() throws(SystemError) {
-        link.owner = self
+    /// Without `[mqtt] timers`: the default session's timer and every timer a button names.
+    private static func defaultTimers(_ config: DaemonConfig) -> [String] {
+        [config.session.attributes.timerID] + config.buttonConfig.map.bindings.compactMap(\.timerID)
+    }
+
+    func reload(_ config: DaemonConfig) { defaultTimers = Self.defaultTimers(config) }
+
+    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
+        self.inbox = inbox
+        link.listen(self)
         link.optionalTopics = [plan.topics.instance]
-        try link.attach()
+        try link.attach(to: loop)
     }
 
-    func afterEvents() {
+    func afterEvents(_ turn: TurnView) {
+        activities = turn.activities
         link.afterEvents()
-        if let due = guards.announceDue, ctx.mono >= due {
+        if let due = guards.announceDue, turn.mono >= due {
             guards.announceDue = nil
-            guards.lastAnnounce = ctx.mono
+            guards.lastAnnounce = turn.mono
             guard link.isUp else { return }
-            ctx.log.info("mqtt: Home Assistant is online; announcing again")
+            env.log.info("mqtt: Home Assistant is online; announcing again")
             announced = []
-            announce(delegate?.activitiesNow.activities ?? [])
+            announce(turn.activities)
         }
     }
-    var nextDeadline: MonotonicInstant? { [link.nextDeadline, guards.announceDue].compactMap { $0 }.min() }
-    /// Messages wait for a later turn: the loop takes them without sleeping.
-    var hasBacklog: Bool { link.hasBacklog }
+    // MARK: MQTTLinkListener
 
-    // MARK: MQTTLinkOwner
+    /// Its own topics, and Home Assistant's (the sync group's go to that part).
+    func handles(_ topic: String) -> Bool {
+        topic.hasPrefix(plan.topics.prefix + "/") || topic == discovery.statusTopic || discovery.isConfigTopic(topic)
+    }
 
     func linkConnected() {
         // The config topics are read back to clear what an earlier run announced and this one does not.
@@ -92,34 +96,24 @@ final class MQTTBridge: MQTTLinkOwner {
         link.send(plan.topics.availability, Array("online".utf8), retain: true)
         // Another process with our client id (a cloned SD card) kicks us off without a word
         // from mosquitto; its token on the instance topic, newer than our first connection, names it.
-        let wall = ctx.loopClock.wallMilliseconds()
+        let wall = env.loopClock.wallMilliseconds()
         if instance.firstConnectedWallMs == nil { instance.firstConnectedWallMs = wall }
         link.subscribe(plan.topics.instance)
         link.send(plan.topics.instance, Array("\(instance.token) \(wall)".utf8), retain: true)
-        let (activities, now) = delegate?.activitiesNow ?? ([], ctx.clock.now())
-        publishChanges(activities, now: now)
-        group?.linkConnected()
+        publishChanges(activities, now: env.clock.now())
     }
 
     func linkLost() {
         // A new connection publishes everything again.
         published = [:]
         announced = []
-        group?.linkLost()
     }
 
-    func linkSubscribed(_ filter: String) { group?.linkSubscribed(filter) }
-
     func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
-        if let group, group.handles(topic) {
-            group.received(topic: topic, payload: payload, retained: retained)
-            return
-        }
         if topic == plan.topics.instance {
             heardInstance(payload)
             return
         }
-        let activities = delegate?.activitiesNow.activities ?? []
         if topic == plan.topics.command {
             // A retained command would act again at every reconnect: refused, not done.
             if retained {
@@ -131,7 +125,7 @@ final class MQTTBridge: MQTTLinkOwner {
             if payload == Array("online".utf8), plan.settings.discovery, guards.announceDue == nil {
                 // Coalesced: the first birth is answered at once, later ones within the
                 // interval share one announcement at its end.
-                let mono = ctx.mono
+                let mono = env.mono
                 guards.announceDue = max(mono, guards.lastAnnounce.map { $0.adding(milliseconds: Self.announceIntervalMs) } ?? mono)
             }
         } else if retained, !payload.isEmpty, let timer = plan.topics.timer(ofActivityTopic: topic) {
@@ -162,20 +156,22 @@ final class MQTTBridge: MQTTLinkOwner {
                     id: nil, correlation: correlation)
             return
         }
-        guard guards.commandLimit.take(at: ctx.mono) else {
+        guard guards.commandLimit.take(at: env.mono) else {
             // Not answered: an answer per dropped command would make the flood ours too.
             guards.commandsDropped += 1
-            ctx.log.limited(.warning, topic: "mqtt-commands", nowMs: ctx.mono.milliseconds,
+            env.log.limited(.warning, topic: "mqtt-commands", nowMs: env.mono.milliseconds,
                             "mqtt: commands on \(plan.topics.command) come faster than \(Self.commandsPerSecond) a second (burst \(Self.commandBurst)); the excess is dropped (\(guards.commandsDropped) so far)")
             return
         }
-        let id = ControlRequest.requestID(in: payload)
+        // Parsed once: the id answers also a command that does not parse.
+        let read = ControlRequest.read(payload)
+        let id = read.requestID
         guard plan.settings.commands else {
             respond(.failure(ProtocolError("forbidden", "this display takes no commands over MQTT ([mqtt] commands = off)")), id: id, correlation: correlation)
             return
         }
         if let id {
-            if let previous = ledger.answer(for: id, nowMs: ctx.mono.milliseconds) {
+            if let previous = ledger.answer(for: id, nowMs: env.mono.milliseconds) {
                 link.send(plan.topics.response, previous, retain: false, correlation: correlation)
                 return
             }
@@ -183,15 +179,16 @@ final class MQTTBridge: MQTTLinkOwner {
             if held.contains(where: { $0.id == id }) { return }
         }
         let request: ControlRequest
-        do { request = try ControlRequest.parse(payload) }
-        catch {
+        switch read.request {
+        case .success(let r): request = r
+        case .failure(let error):
             respond(.failure(error), id: id, correlation: correlation)
             return
         }
-        guard let reply = delegate?.answer(brokerRequest: request) else { return }
+        guard let reply = inbox?.request(request) else { return }
         switch reply {
         case .now(let r): respond(r, id: id, correlation: correlation)
-        case .afterWrite(let generation, let ticket): held.append((generation, ticket, id, correlation))
+        case .later(let pending): held.append((pending, id, correlation))
         }
     }
 
@@ -199,25 +196,26 @@ final class MQTTBridge: MQTTLinkOwner {
         var r = response
         r.requestID = id
         let bytes = Array(JSONLines.encode(r).dropLast())
-        if let id { ledger.record(id, answer: bytes, nowMs: ctx.mono.milliseconds) }
+        if let id { ledger.record(id, answer: bytes, nowMs: env.mono.milliseconds) }
         link.send(plan.topics.response, bytes, retain: false, correlation: correlation)
     }
 
     /// Sends the held answers whose write is done (the socket's rule: an answer to a change
     /// goes out once the change is durable).
-    func releaseAnswers(durable: UInt64, _ answer: (StartTicket?) -> ControlResponse) {
-        while let first = held.first, first.generation <= durable {
+    func releaseAnswers(_ answers: Answers) {
+        while let first = held.first, first.pending.generation <= answers.durable {
             held.removeFirst()
-            respond(answer(first.ticket), id: first.id, correlation: first.correlation)
+            respond(answers.make(first.pending), id: first.id, correlation: first.correlation)
         }
     }
 
     // MARK: pushing state
 
-    func publishIfChanged(_ activities: [Activity], now: Instant) {
-        guard changed else { return }
-        changed = false
-        publishChanges(activities, now: now)
+    /// After the frame: the turn's change, retained.
+    func publish(_ outcome: TurnOutcome) {
+        activities = outcome.view.activities
+        guard outcome.change != nil else { return }
+        publishChanges(outcome.view.activities, now: outcome.view.now)
     }
 
     /// Publishes each activity that changed since it was last published (retained), clears
@@ -238,11 +236,7 @@ final class MQTTBridge: MQTTLinkOwner {
     /// The timers whose entities Home Assistant keeps: the configured ones, and any with an activity.
     private func wantedTimers(_ activities: [Activity]) -> Set<String> {
         guard plan.settings.discovery else { return [] }
-        var configured = plan.settings.timers ?? [ctx.config.session.attributes.timerID]
-        if plan.settings.timers == nil {
-            configured += ctx.config.buttonConfig.map.bindings.compactMap(\.timerID)
-        }
-        return Set(configured).union(activities.map(\.timerID))
+        return Set(plan.settings.timers ?? defaultTimers).union(activities.map(\.timerID))
     }
 
     private func wantedConfigTopics(_ activities: [Activity]) -> Set<String> {
@@ -262,18 +256,25 @@ final class MQTTBridge: MQTTLinkOwner {
 
     // MARK: status and stop
 
-    func status() -> MQTTStatus {
+    func report(into status: inout DaemonStatus, _ turn: TurnView) {
         let r = link.report
         let (state, reason): (String, String?) = switch r.state {
         case .connecting: ("connecting", nil)
         case .connected: ("connected", nil)
         case .refused(let why): ("refused", why)
         }
-        return MQTTStatus(state: state, since: r.since, broker: plan.url.description, clientID: plan.clientID,
+        status.mqtt = MQTTStatus(state: state, since: r.since, broker: plan.url.description, clientID: plan.clientID,
                           topicPrefix: plan.topics.prefix, reason: reason, lastError: r.lastError, attempts: r.attempts,
                           commandsDropped: guards.commandsDropped, messagesDropped: r.messagesDropped)
     }
 
-    /// A clean stop says `offline` itself.
-    func shutdown() { link.shutdown(last: (plan.topics.availability, Array("offline".utf8))) }
+    /// The last state goes out, then a clean stop says `offline` itself.
+    func shutdown(_ turn: TurnView) {
+        publishChanges(turn.activities, now: turn.now)
+        link.shutdown(last: (plan.topics.availability, Array("offline".utf8)))
+    }
+
+    var nextDeadline: MonotonicInstant? { [link.nextDeadline, guards.announceDue].compactMap { $0 }.min() }
+    /// Messages wait for a later turn: the loop takes them without sleeping.
+    var hasBacklog: Bool { link.hasBacklog }
 }

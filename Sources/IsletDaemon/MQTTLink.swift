@@ -3,12 +3,20 @@ import IsletMQTT
 import IsletCore
 
 /// What the link tells the bridge.
-protocol MQTTLinkOwner: AnyObject {
+/// A part riding the link (the bridge, the sync group): the connection's events, and the
+/// messages on the topics it handles.
+protocol MQTTLinkListener: AnyObject {
+    /// Whether a message on this topic is this listener's.
+    func handles(_ topic: String) -> Bool
     func linkConnected()
     func linkLost()
     func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?)
     /// The broker granted a subscription (its SUBACK came).
     func linkSubscribed(_ filter: String)
+}
+
+extension MQTTLinkListener {
+    func linkSubscribed(_ filter: String) {}
 }
 
 /// The bridge's connection to its broker: attempts on the connector's thread, the session's
@@ -38,32 +46,54 @@ final class MQTTLink {
         var correlation: [UInt8]?
     }
 
-    private let ctx: DaemonContext
-    private unowned let loop: EventLoop
+    private let env: PartEnvironment
+    private weak var loop: EventLoop?
     private let plan: MQTTPlan
     private let connector: MQTTConnector
     /// The session with a socket in the table (awaiting CONNACK, or connected).
     private var session: MQTTSession?
     private var fd: Int32 = -1
     private(set) var report: Report
-    private var backoff = Backoff(initialMs: 1000, maximumMs: 60_000)
-    /// The attempt under way on the connector's thread must finish by then.
-    private var attemptDeadline: MonotonicInstant?
+    /// When to try again, and when the attempt under way on the connector's thread must finish.
+    private var attempt = (backoff: Backoff(initialMs: 1000, maximumMs: 60_000), deadline: MonotonicInstant?.none)
     /// libmosquitto's keep-alive step is due `keepalive` after the last packet sent.
     private var lastSent: MonotonicInstant
     /// Topic of each SUBSCRIBE and QoS 1 publish not acknowledged yet, to name a refusal.
     private var inFlight: [Int32: String] = [:]
     /// Publishes, and the bytes of topic and payload they carried (for `make bench`).
     private(set) var traffic = (publishes: 0, bytes: 0)
-    weak var owner: (any MQTTLinkOwner)?
-    /// Messages read and not handed to the owner yet: at most `messagesPerTurn` go each turn,
+    /// The parts riding the link, in the order they listened (held weakly: they hold the link).
+    private var listeners: [Listener] = []
+    /// Messages read and not handed to a listener yet: at most `messagesPerTurn` go each turn,
     /// so the frame and the socket's clients are served between them (docs/MQTT.md "Bounds").
-    private var inbox: [Inbound] = []
-    private var inboxHead = 0
-    /// When the connection came up (a connection that lasted resets the backoff).
-    private var connectedAt: MonotonicInstant?
-    /// Why the broker last ended a connection, when it said (e.g. another client took the id).
-    private var brokerGoodbye: String?
+    private var waiting = Waiting()
+    private var tenure = Tenure()
+
+    /// How long the connection has lasted, and how the last one ended.
+    private struct Tenure {
+        /// When the connection came up (a connection that lasted resets the backoff).
+        var connectedAt: MonotonicInstant?
+        /// Why the broker last ended a connection, when it said (e.g. another client took the id).
+        var brokerGoodbye: String?
+    }
+
+    /// Messages in arrival order, taken from the front.
+    private struct Waiting {
+        private var messages: [Inbound] = []
+        private var head = 0
+        var count: Int { messages.count - head }
+        mutating func append(_ m: Inbound) { messages.append(m) }
+        mutating func next() -> Inbound? {
+            guard head < messages.count else { return nil }
+            defer { head += 1 }
+            return messages[head]
+        }
+        /// Gives back the room of what was taken (not at every message: that would be quadratic).
+        mutating func compact() {
+            if head >= messages.count { clear() } else if head >= 512 { messages.removeFirst(head); head = 0 }
+        }
+        mutating func clear() { messages = []; head = 0 }
+    }
 
     /// The whole attempt, resolving and connecting and the broker's CONNACK, ends by then.
     static let attemptTimeoutMs: Int64 = 30_000
@@ -79,22 +109,30 @@ final class MQTTLink {
     /// connected with the same client id.
     static let sessionTakenOver: Int32 = 0x8E
 
-    init(_ ctx: DaemonContext, loop: EventLoop, plan: MQTTPlan) throws(DaemonStartError) {
-        self.ctx = ctx
-        self.loop = loop
+    private struct Listener { weak var part: (any MQTTLinkListener)? }
+
+    init(_ env: PartEnvironment, plan: MQTTPlan) throws(DaemonStartError) {
+        self.env = env
         self.plan = plan
         do { connector = try MQTTConnector() }
         catch { throw DaemonStartError("mqtt: \(error)", status: 71) }
-        report = Report(since: ctx.clock.now())
-        lastSent = ctx.mono
+        report = Report(since: env.clock.now())
+        lastSent = env.mono
     }
 
     /// Connected (perhaps with a topic refused: what is allowed still works).
     var isUp: Bool { session != nil && report.state != .connecting }
 
-    func attach() throws(SystemError) {
+    func listen(_ part: any MQTTLinkListener) { listeners.append(Listener(part: part)) }
+
+    private var parts: [any MQTTLinkListener] { listeners.compactMap(\.part) }
+
+    /// Its descriptor in the table, once: the bridge attaches it (the group rides it).
+    func attach(to loop: EventLoop) throws(SystemError) {
+        guard self.loop == nil else { return }
+        self.loop = loop
         try loop.register(connector.done.fd.raw) { [unowned self] _ in takeAttempt() }
-        ctx.log.info("mqtt: connecting to \(plan.url) as \(plan.clientID), topics \(plan.topics.prefix)/…")
+        env.log.info("mqtt: connecting to \(plan.url) as \(plan.clientID), topics \(plan.topics.prefix)/…")
         beginAttempt()
     }
 
@@ -103,15 +141,15 @@ final class MQTTLink {
     private func beginAttempt() {
         // Too many abandoned attempts still blocked in the kernel: wait a while for one to end.
         guard connector.canBegin else {
-            backoff.retry(at: ctx.mono.adding(milliseconds: 5000))
+            attempt.backoff.retry(at: env.mono.adding(milliseconds: 5000))
             return
         }
         report.attempts += 1
         do {
             let s = try MQTTSession(plan.options)
             try connector.begin(s)
-            attemptDeadline = ctx.mono.adding(milliseconds: Self.attemptTimeoutMs)
-            backoff.waitForCompletion()
+            attempt.deadline = env.mono.adding(milliseconds: Self.attemptTimeoutMs)
+            attempt.backoff.waitForCompletion()
         } catch {
             failed("\(error)")
         }
@@ -121,13 +159,13 @@ final class MQTTLink {
         guard let (s, error) = connector.take() else { return }
         // The deadline stays until CONNACK: a broker (or anything else on its port) that
         // accepts the connection and never answers must not hold the link in `connecting`.
-        if let error { attemptDeadline = nil; failed(error.message); return }
+        if let error { attempt.deadline = nil; failed(error.message); return }
         let socket = s.socket
-        do { try loop.register(socket, readable: true, writable: s.wantsWrite) { [unowned self] r in ready(r) } }
-        catch { attemptDeadline = nil; failed("cannot watch the broker's socket: \(error)"); return }
+        do { try loop?.register(socket, readable: true, writable: s.wantsWrite) { [unowned self] r in ready(r) } }
+        catch { attempt.deadline = nil; failed("cannot watch the broker's socket: \(error)"); return }
         session = s
         fd = socket
-        lastSent = ctx.mono
+        lastSent = env.mono
         // CONNACK comes as a read; until then the state stays "connecting".
     }
 
@@ -136,40 +174,39 @@ final class MQTTLink {
     private func failed(_ why: String, refusal: String? = nil) {
         let wasUp = session != nil && report.state == .connected
         closeSession()
-        let mono = ctx.mono
+        let mono = env.mono
         let next: State = refusal.map { .refused($0) } ?? (report.state == .connected ? .connecting : report.state)
         if next != report.state || report.lastError == nil {
             switch next {
-            case .refused(let r): ctx.log.error("mqtt: \(plan.url) refused the connection: \(r)")
-            case .connecting, .connected: ctx.log.warning("mqtt: \(why); connecting again with backoff")
+            case .refused(let r): env.log.error("mqtt: \(plan.url) refused the connection: \(r)")
+            case .connecting, .connected: env.log.warning("mqtt: \(why); connecting again with backoff")
             }
-            if next != report.state { report.since = ctx.clock.now() }
+            if next != report.state { report.since = env.clock.now() }
         } else {
-            ctx.log.debug("mqtt: attempt \(report.attempts) failed: \(why)")
+            env.log.debug("mqtt: attempt \(report.attempts) failed: \(why)")
         }
         report.state = next
         report.lastError = why
         // A connection that lasted resets the backoff; one dropped soon after CONNACK does not,
         // so a broker that refuses us after accepting us is tried ever more slowly.
-        if let up = connectedAt, mono >= up.adding(milliseconds: Self.stableAfterMs) { backoff.succeeded() }
-        connectedAt = nil
-        backoff.failed(at: mono)
-        if let at = backoff.retryAt {
+        if let up = tenure.connectedAt, mono >= up.adding(milliseconds: Self.stableAfterMs) { attempt.backoff.succeeded() }
+        tenure.connectedAt = nil
+        attempt.backoff.failed(at: mono)
+        if let at = attempt.backoff.retryAt {
             let wait = at.nanoseconds(since: mono) / 1_000_000
             let spread = Int64(wait) / 4
-            backoff.retry(at: mono.adding(milliseconds: Int64(wait) + Int64.random(in: -spread...spread)))
+            attempt.backoff.retry(at: mono.adding(milliseconds: Int64(wait) + Int64.random(in: -spread...spread)))
         }
-        if wasUp { owner?.linkLost() }
+        if wasUp { for p in parts { p.linkLost() } }
     }
 
     private func closeSession() {
-        if fd >= 0 { loop.unregister(fd) }
+        if fd >= 0 { loop?.unregister(fd) }
         fd = -1
         session = nil
         inFlight = [:]
         // What a lost connection brought is not acted on: its answers could not go out.
-        inbox = []
-        inboxHead = 0
+        waiting.clear()
     }
 
     // MARK: the loop's calls
@@ -190,7 +227,7 @@ final class MQTTLink {
         let error = body()
         let goodbye = handleEvents(s)
         guard session === s else { return }
-        if let error { failed("lost the connection to \(plan.url): \(brokerGoodbye ?? error.message)") }
+        if let error { failed("lost the connection to \(plan.url): \(tenure.brokerGoodbye ?? error.message)") }
         else if let goodbye { failed("lost the connection to \(plan.url): \(goodbye)") }
         else { updateInterest() }
     }
@@ -198,8 +235,8 @@ final class MQTTLink {
     /// Names a problem the broker will not name for us (another client with our id), in
     /// `status` and the log, until a connection lasts `stableAfterMs`.
     func name(_ why: String) {
-        if brokerGoodbye != why { ctx.log.warning("mqtt: \(why)") }
-        brokerGoodbye = why
+        if tenure.brokerGoodbye != why { env.log.warning("mqtt: \(why)") }
+        tenure.brokerGoodbye = why
         report.lastError = why
     }
 
@@ -208,14 +245,14 @@ final class MQTTLink {
     var optionalTopics: Set<String> = []
 
     /// Whether messages wait for a later turn (the loop then does not sleep).
-    var hasBacklog: Bool { inboxHead < inbox.count }
+    var hasBacklog: Bool { waiting.count > 0 }
 
     /// The attempt that took too long, the next try, the keep-alive.
     func afterEvents() {
-        let mono = ctx.mono
+        let mono = env.mono
         deliver()
-        if let deadline = attemptDeadline, mono >= deadline {
-            attemptDeadline = nil
+        if let deadline = attempt.deadline, mono >= deadline {
+            attempt.deadline = nil
             if session != nil {
                 failed("the broker at \(plan.url) took the connection but sent no CONNACK within \(Self.attemptTimeoutMs / 1000) s (is it an MQTT broker, and is mqtts:// needed?)")
             } else {
@@ -223,9 +260,9 @@ final class MQTTLink {
                 failed("no connection within \(Self.attemptTimeoutMs / 1000) s (the broker's address does not answer, or its name does not resolve)")
             }
         }
-        if session == nil, attemptDeadline == nil, backoff.isDue(mono) { beginAttempt() }
-        if brokerGoodbye != nil, let up = connectedAt, mono >= up.adding(milliseconds: Self.stableAfterMs) {
-            brokerGoodbye = nil
+        if session == nil, attempt.deadline == nil, attempt.backoff.isDue(mono) { beginAttempt() }
+        if tenure.brokerGoodbye != nil, let up = tenure.connectedAt, mono >= up.adding(milliseconds: Self.stableAfterMs) {
+            tenure.brokerGoodbye = nil
             if report.state == .connected { report.lastError = nil }
         }
         if let s = session, mono >= keepaliveDue {
@@ -238,36 +275,33 @@ final class MQTTLink {
 
     var nextDeadline: MonotonicInstant? {
         if session != nil {
-            let stable = brokerGoodbye == nil ? nil : connectedAt?.adding(milliseconds: Self.stableAfterMs)
-            return [keepaliveDue, attemptDeadline, stable].compactMap { $0 }.min()
+            let stable = tenure.brokerGoodbye == nil ? nil : tenure.connectedAt?.adding(milliseconds: Self.stableAfterMs)
+            return [keepaliveDue, attempt.deadline, stable].compactMap { $0 }.min()
         }
-        return attemptDeadline ?? backoff.retryAt
+        return attempt.deadline ?? attempt.backoff.retryAt
     }
 
     private func updateInterest() {
         guard let s = session, fd >= 0 else { return }
-        loop.watch(fd, readable: inbox.count - inboxHead < Self.pauseReadingAt, writable: s.wantsWrite)
+        loop?.watch(fd, readable: waiting.count < Self.pauseReadingAt, writable: s.wantsWrite)
     }
 
-    /// Hands this turn's share of the waiting messages to the owner.
+    /// Hands this turn's share of the waiting messages to the listener whose topic each is.
     private func deliver() {
         guard hasBacklog else { return }
         let s = session
         var n = 0
-        while n < Self.messagesPerTurn, inboxHead < inbox.count, session === s {
-            let m = inbox[inboxHead]
-            inboxHead += 1
+        while n < Self.messagesPerTurn, session === s, let m = waiting.next() {
             n += 1
-            owner?.linkReceived(topic: m.topic, payload: m.payload, retained: m.retained, correlation: m.correlation)
+            parts.first { $0.handles(m.topic) }?.linkReceived(topic: m.topic, payload: m.payload, retained: m.retained, correlation: m.correlation)
         }
-        if inboxHead >= inbox.count { inbox = []; inboxHead = 0 }
-        else if inboxHead >= 512 { inbox.removeFirst(inboxHead); inboxHead = 0 }
+        waiting.compact()
         updateInterest()
     }
 
     // MARK: what the broker says
 
-    /// Hands messages to the owner; returns why the broker ended the connection, if it did.
+    /// Takes the broker's events (messages wait in the inbox); returns why the broker ended the connection, if it did.
     private func handleEvents(_ s: MQTTSession) -> String? {
         var goodbye: String?
         for e in s.takeEvents() {
@@ -278,14 +312,14 @@ final class MQTTLink {
             case .disconnected(let rc):
                 if rc == Self.sessionTakenOver {
                     let why = "another client connected with the same client id \(plan.clientID) and the broker dropped this one (two displays with one id: a cloned SD card shares /etc/machine-id; set [mqtt] client_id, or give the clone a new machine id: docs/MQTT.md)"
-                    brokerGoodbye = why
+                    tenure.brokerGoodbye = why
                     goodbye = why
                 } else if rc != 0 {
                     goodbye = "the broker closed the connection (code \(rc): \(MQTTSession.reason(rc)))"
                 }
             case .message(let topic, let payload, let retained, let correlation):
-                if inbox.count - inboxHead < Self.inboxLimit {
-                    inbox.append(Inbound(topic: topic, payload: payload, retained: retained, correlation: correlation))
+                if waiting.count < Self.inboxLimit {
+                    waiting.append(Inbound(topic: topic, payload: payload, retained: retained, correlation: correlation))
                 } else {
                     report.messagesDropped += 1
                 }
@@ -297,7 +331,7 @@ final class MQTTLink {
                 let filter = inFlight.removeValue(forKey: mid) ?? "a topic"
                 if let g = granted.first(where: { $0 >= 0x80 }), optionalTopics.contains(filter) { optionalRefused(filter, g) }
                 else if let g = granted.first(where: { $0 >= 0x80 }) { refused("subscription to \(filter) refused: \(MQTTSession.reason(g))", code: g) }
-                else { owner?.linkSubscribed(filter) }
+                else { for p in parts { p.linkSubscribed(filter) } }
             }
         }
         report.messagesDropped += s.takeDropped()
@@ -307,18 +341,18 @@ final class MQTTLink {
     private func connected() {
         let after = report.lastError
         report.state = .connected
-        report.since = ctx.clock.now()
+        report.since = env.clock.now()
         report.attempts = 0
         // A takeover by a client with our id stays named until this connection lasts.
-        report.lastError = brokerGoodbye
-        attemptDeadline = nil
-        connectedAt = ctx.mono
-        ctx.log.notice("mqtt: connected to \(plan.url) as \(plan.clientID)" + (after.map { " (after: \($0))" } ?? ""))
-        owner?.linkConnected()
+        report.lastError = tenure.brokerGoodbye
+        attempt.deadline = nil
+        tenure.connectedAt = env.mono
+        env.log.notice("mqtt: connected to \(plan.url) as \(plan.clientID)" + (after.map { " (after: \($0))" } ?? ""))
+        for p in parts { p.linkConnected() }
     }
 
     private func optionalRefused(_ topic: String, _ code: Int32) {
-        ctx.log.limited(.info, topic: "mqtt-optional", intervalMs: 3_600_000, nowMs: ctx.mono.milliseconds,
+        env.log.limited(.info, topic: "mqtt-optional", intervalMs: 3_600_000, nowMs: env.mono.milliseconds,
                         "mqtt: the broker refused \(topic) (\(MQTTSession.reason(code))): two displays with one client id will not be named (docs/MQTT.md)")
     }
 
@@ -332,9 +366,9 @@ final class MQTTLink {
             case 0x97?: " (the broker's quota for this client is exceeded)"
             default: ""
             }
-            ctx.log.error("mqtt: \(why)\(hint)")
+            env.log.error("mqtt: \(why)\(hint)")
             report.state = .refused(why)
-            report.since = ctx.clock.now()
+            report.since = env.clock.now()
         }
         report.lastError = why
     }
@@ -344,7 +378,7 @@ final class MQTTLink {
     func subscribe(_ filter: String, retainAsPublished: Bool = false) {
         switch session?.subscribe(filter, retainAsPublished: retainAsPublished) {
         case .success(let mid)?: inFlight[mid] = filter
-        case .failure(let e)?: ctx.log.warning("mqtt: \(e)")
+        case .failure(let e)?: env.log.warning("mqtt: \(e)")
         case nil: break
         }
     }
@@ -357,7 +391,7 @@ final class MQTTLink {
             if inFlight.count < 1024 { inFlight[mid] = topic }
             traffic.publishes += 1
             traffic.bytes += topic.utf8.count + payload.count
-            lastSent = ctx.mono
+            lastSent = env.mono
             updateInterest()
         case .failure(let e):
             if MQTTSession.isOversize(e) {
@@ -365,7 +399,7 @@ final class MQTTLink {
                 // (CONNACK): the message is lost, and `status` must not say all is well.
                 refused("a message of \(topic.utf8.count + payload.count) bytes to \(topic) is larger than the broker's maximum packet size and was not sent (raise max_packet_size on the broker)", code: nil)
             } else {
-                ctx.log.limited(.warning, topic: "mqtt-publish", nowMs: ctx.mono.milliseconds, "mqtt: \(e)")
+                env.log.limited(.warning, topic: "mqtt-publish", nowMs: env.mono.milliseconds, "mqtt: \(e)")
             }
         }
     }
@@ -376,7 +410,7 @@ final class MQTTLink {
     func flush() {
         guard let s = session, isUp else { return }
         for _ in 0..<4 where s.wantsWrite {
-            if let e = s.write() { ctx.log.limited(.warning, topic: "mqtt-publish", nowMs: ctx.mono.milliseconds, "mqtt: \(e.message)"); break }
+            if let e = s.write() { env.log.limited(.warning, topic: "mqtt-publish", nowMs: env.mono.milliseconds, "mqtt: \(e.message)"); break }
         }
         updateInterest()
     }

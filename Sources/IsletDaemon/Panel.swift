@@ -10,7 +10,8 @@ import IsletProtocol
 /// backoff, logged once), the schedule of the next visible change, the terminal preview and
 /// the bus counters. The frame is rendered once per turn; the schedule reuses it.
 final class Panel {
-    private let ctx: DaemonContext
+    private let env: PartEnvironment
+    private var settings: Settings
     private let output: any PanelOutput
     private let renderer: any FrameRenderer
     private(set) var policy = PresentationPolicy()
@@ -24,6 +25,23 @@ final class Panel {
     private var wake: (activities: [Activity], policy: PresentationPolicy, at: Instant?)?
     private let preview: TerminalScreen?
     private(set) var counters = Counters()
+    /// The last scene decided, and what it was decided from: an answer, the watchers' change
+    /// and the frame of one turn share it.
+    private var decided: (activities: [Activity], policy: PresentationPolicy, now: Instant, scene: Scene?)?
+
+    /// What the panel takes from the configuration (size at start; the rest reloads).
+    struct Settings {
+        let width: Int
+        let height: Int
+        var pixelShiftMinutes: Int
+        var onExit: ExitDisplay
+        init(_ c: DaemonConfig) {
+            width = c.width
+            height = c.height
+            pixelShiftMinutes = c.pixelShiftMinutes
+            onExit = c.onExit
+        }
+    }
 
     struct Counters {
         var frames = 0
@@ -31,9 +49,9 @@ final class Panel {
         var busErrors = 0
     }
 
-    init(_ ctx: DaemonContext, preview: TerminalScreen?) throws(DaemonStartError) {
-        self.ctx = ctx
-        let config = ctx.config
+    init(_ env: PartEnvironment, config: DaemonConfig, preview: TerminalScreen?) throws(DaemonStartError) {
+        self.env = env
+        settings = Settings(config)
         let model: PanelModel
         do { model = try config.panelModel(origin: "display") }
         catch { throw DaemonStartError("\(error)", status: ConfigError.exitStatus) }
@@ -48,11 +66,16 @@ final class Panel {
                                  contrast: config.contrast, transport: config.transport)
         }
         if config.testPatternSeconds > 0 {
-            testPatternUntil = ctx.startedAt.adding(milliseconds: Int64(config.testPatternSeconds) * 1000)
+            testPatternUntil = env.startedAt.adding(milliseconds: Int64(config.testPatternSeconds) * 1000)
         }
         do { renderer = try Renderer() }
         catch { throw DaemonStartError("cannot load the fonts: \(error); install xfonts-terminus and xfonts-unifont or set $ISLET_FONT_DIR", status: 72) }
         self.preview = preview
+    }
+
+    func reload(_ config: DaemonConfig) {
+        settings.pixelShiftMinutes = config.pixelShiftMinutes
+        settings.onExit = config.onExit
     }
 
     var displayIsOn: Bool { output.displayIsOn }
@@ -65,8 +88,16 @@ final class Panel {
     /// pattern or a dark panel): what clients are told so they never decide it themselves.
     func shown(_ activities: [Activity], now: Instant) -> (presentation: String, timers: [String]) {
         if testPatternUntil != nil { return ("test_pattern", []) }
-        guard let scene = policy.scene(of: activities, now: now) else { return ("off", []) }
+        guard let scene = scene(activities, now: now) else { return ("off", []) }
         return (scene.presentation.rawValue, scene.activities.map(\.timerID))
+    }
+
+    /// The presentation policy's scene, decided once for the same activities, policy and instant.
+    private func scene(_ activities: [Activity], now: Instant) -> Scene? {
+        if let d = decided, d.now == now, d.policy == policy, d.activities == activities { return d.scene }
+        let scene = policy.scene(of: activities, now: now)
+        decided = (activities, policy, now, scene)
+        return scene
     }
 
     func expand(_ timer: String, until: Instant) {
@@ -84,7 +115,7 @@ final class Panel {
 
     /// Shows the test pattern for `seconds` (0 ends it).
     func showTestPattern(seconds: Int) {
-        testPatternUntil = seconds == 0 ? nil : ctx.mono.adding(milliseconds: Int64(seconds) * 1000)
+        testPatternUntil = seconds == 0 ? nil : env.mono.adding(milliseconds: Int64(seconds) * 1000)
     }
 
     // MARK: the frame
@@ -96,8 +127,8 @@ final class Panel {
             counters.busBytes += try output.initialize()
             ready = true
             backoff.succeeded()
-            ctx.log.reset(topic: "panel")
-            ctx.log.notice("panel \(output.name) answers")
+            env.log.reset(topic: "panel")
+            env.log.notice("panel \(output.name) answers")
             return true
         } catch {
             failed(error, mono: mono)
@@ -108,13 +139,13 @@ final class Panel {
     /// Puts the frame for `now` on the panel (the driver sends only what changed), switches the
     /// display, and redraws the preview. True when the test pattern ended (watchers are told).
     func refresh(_ activities: [Activity], now: Instant, status: () -> String) -> Bool {
-        let mono = ctx.mono
+        let mono = env.mono
         var patternEnded = false
         if let until = testPatternUntil, mono >= until {
             testPatternUntil = nil
             patternEnded = true
         }
-        let scene = policy.scene(of: activities, now: now)
+        let scene = scene(activities, now: now)
         let pattern = testPatternUntil != nil
         if !ready {
             guard scene != nil || pattern || output.displayIsOn, backoff.retryAt.map({ mono >= $0 }) ?? true,
@@ -127,13 +158,13 @@ final class Panel {
             if scene != nil || pattern {
                 let frame: Bitmap
                 if let scene, !pattern { frame = render(scene) }
-                else { frame = TestPattern.frame(width: ctx.config.width, height: ctx.config.height) }
+                else { frame = TestPattern.frame(width: settings.width, height: settings.height) }
                 let sent = try output.show(frame)
                 if sent > 0 {
                     counters.busBytes += sent
                     counters.frames += 1
                     if let e = (output as? DriverPanel)?.mock?.captureError {
-                        ctx.log.limited(.error, topic: "capture", intervalMs: .max, nowMs: mono.milliseconds, "the capture stopped: \(e)")
+                        env.log.limited(.error, topic: "capture", intervalMs: .max, nowMs: mono.milliseconds, "the capture stopped: \(e)")
                     }
                 }
                 if !output.displayIsOn { counters.busBytes += try output.setDisplay(on: true) }
@@ -150,14 +181,14 @@ final class Panel {
     }
 
     private func pixelShift(at now: Instant) -> (dx: Int, dy: Int) {
-        PixelShiftSchedule(periodMinutes: ctx.config.pixelShiftMinutes).offset(at: now)
+        PixelShiftSchedule(periodMinutes: settings.pixelShiftMinutes).offset(at: now)
     }
 
     /// The scene's frame; the same scene (and shift) is drawn only once.
     private func render(_ scene: Scene) -> Bitmap {
         let shift = pixelShift(at: scene.now)
         if let r = rendered, r.scene == scene, r.shift == shift { return r.frame }
-        var frame = Bitmap(width: ctx.config.width, height: ctx.config.height)
+        var frame = Bitmap(width: settings.width, height: settings.height)
         var options = RenderOptions()
         options.shift = shift
         renderer.render(scene, options: options, into: &frame)
@@ -169,7 +200,7 @@ final class Panel {
         counters.busErrors += 1
         ready = false
         backoff.failed(at: mono)
-        ctx.log.limited(.warning, topic: "panel", nowMs: mono.milliseconds,
+        env.log.limited(.warning, topic: "panel", nowMs: mono.milliseconds,
                         "panel not answering (\(error)); the timer keeps running, retrying with backoff")
     }
 
@@ -185,8 +216,8 @@ final class Panel {
     func nextDeadline(_ activities: [Activity], now: Instant) -> MonotonicInstant? {
         var best: MonotonicInstant?
         func consider(_ m: MonotonicInstant?) { if let m { best = best.map { min($0, m) } ?? m } }
-        if output.displayIsOn, let shift = PixelShiftSchedule(periodMinutes: ctx.config.pixelShiftMinutes).nextChange(after: now) {
-            consider(ctx.clock.monotonicInstant(of: shift))
+        if output.displayIsOn, let shift = PixelShiftSchedule(periodMinutes: settings.pixelShiftMinutes).nextChange(after: now) {
+            consider(env.clock.monotonicInstant(of: shift))
         }
         consider(testPatternUntil)
         if !ready, !activities.isEmpty || output.displayIsOn || testPatternUntil != nil { consider(backoff.retryAt) }
@@ -205,7 +236,7 @@ final class Panel {
         let current = rendered
         let at = FrameSchedule.nextChange(activities: activities, policy: policy, now: now) { scene in
             if let current, current.scene == scene, current.shift == options.shift { return current.frame }
-            var frame = Bitmap(width: ctx.config.width, height: ctx.config.height)
+            var frame = Bitmap(width: settings.width, height: settings.height)
             renderer.render(scene, options: options, into: &frame)
             return frame
         }
@@ -216,7 +247,7 @@ final class Panel {
     // MARK: the end
 
     func shutdown() {
-        if ctx.config.onExit == .off, ready, output.displayIsOn { _ = try? output.setDisplay(on: false) }
+        if settings.onExit == .off, ready, output.displayIsOn { _ = try? output.setDisplay(on: false) }
         (output as? DriverPanel)?.stopCapture()
         preview?.restore()
     }

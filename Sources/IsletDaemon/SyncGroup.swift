@@ -5,57 +5,67 @@ import IsletSync
 import IsletMQTT
 import IsletProtocol
 
-/// What the sync part asks of the daemon.
-protocol SyncGroupDelegate: AnyObject {
-    /// Another display's record is the timer's state now (already in the ledger).
-    func syncAdopt(_ record: SyncRecord)
-    /// The activities this display holds.
-    var syncActivities: [Activity] { get }
-    /// Marks a timer's activity stale (this display's clock disagrees with its group) or fresh.
-    func syncMark(_ timerID: String, stale: Bool)
-}
-
-/// The sync group (docs/SYNC.md): one more part of the loop, riding the MQTT bridge's link.
-/// It owns the group's ledger (`SyncLedger`: the newest record of each timer, the hybrid
-/// clock, the tombstones) and the peers' clock readings (`PeerClocks`). A change made here
-/// becomes a record, published retained; a record from another display that is newer than
-/// the one held is taken and handed to the daemon; an older one is answered with ours.
+/// The sync group (docs/SYNC.md): one more part of the loop, riding the MQTT link beside the
+/// bridge. It owns the group's ledger (`SyncLedger`: the newest record of each timer, the
+/// hybrid clock, the tombstones) and the peers' clock readings (`PeerClocks`). A change made
+/// here becomes a record, published retained; a record from another display that is newer
+/// than the one held is taken and handed to the daemon; an older one is answered with ours.
 /// The rule itself lives in IsletSync, pure and property-tested; this file is its plumbing.
-final class SyncGroup {
-    private let ctx: DaemonContext
+final class SyncGroup: DaemonPart, MQTTLinkListener {
+    private let env: PartEnvironment
     let settings: SyncSettings
     let device: String
     let topics: GroupTopics
     private let link: MQTTLink
     private(set) var ledger: SyncLedger
     private var clocks: PeerClocks
-    weak var delegate: (any SyncGroupDelegate)?
-
-    /// Timers whose record is to be published (made here, or to correct an older copy).
-    private var outbox: Set<String> = []
-    /// This connection's join marker, until it comes back.
-    private var joinToken: String?
-    /// The newest record heard of each timer in this connection: after the join, ours that
-    /// the broker lacks (it restarted empty, or we were cut off) are published.
-    private var heard: [String: Revision] = [:]
-    /// The group's retained state was taken once since the start.
-    private(set) var joined = false
-    /// Until then the panel shows nothing (never an old timer), at most this long.
-    private let holdUntil: MonotonicInstant
-    private var joinNote: String?
-    private var beaconDue: MonotonicInstant?
-    private var lastBeacon: MonotonicInstant?
+    private weak var inbox: (any Inbox)?
+    private var join: Join
+    private var beacons = Beacons()
+    private var clockMarks = ClockMarks()
+    private var outgoing = Outgoing()
+    private var corrections = Corrections()
     private(set) var lastConflict: String?
-    /// The clock was judged off at the last look.
-    private(set) var clockOff = false
-    /// Timers this part marked stale for the clock (only those it marks fresh again).
-    private var markedStale: Set<String> = []
-    /// The ledger changed since the book last took a copy to save.
-    private var ledgerChanged = false
+
+    /// Joining the group: this connection's marker, what it heard, and the first frame's hold.
+    private struct Join {
+        /// This connection's join marker, until it comes back.
+        var token: String?
+        /// The newest record heard of each timer in this connection: after the join, ours that
+        /// the broker lacks (it restarted empty, or we were cut off) are published.
+        var heard: [String: Revision] = [:]
+        /// The group's retained state was taken once since the start.
+        var joined = false
+        /// Until then the panel shows nothing (never an old timer), at most this long.
+        let holdUntil: MonotonicInstant
+        var note: String?
+    }
+
+    private struct Beacons {
+        var due: MonotonicInstant?
+        var last: MonotonicInstant?
+    }
+
+    private struct ClockMarks {
+        /// The clock was judged off at the last look.
+        var off = false
+        /// Timers this part marked stale for the clock (only those it marks fresh again).
+        var marked: Set<String> = []
+    }
+
+    private struct Outgoing {
+        /// Timers whose record is to be published (made here, or to correct an older copy).
+        var timers: Set<String> = []
+        /// The ledger changed since the book last took a copy to save.
+        var ledgerChanged = false
+    }
+
     /// Corrections (ours answering an older or losing copy): at most one per timer per
     /// `correctionIntervalMs`, so replays of an old record cost one publish, not one each.
-    private var lastCorrection: [String: MonotonicInstant] = [:]
-    private var correctionDue: [String: MonotonicInstant] = [:]
+    private struct Corrections {
+        var last: [String: MonotonicInstant] = [:]
+        var due: [String: MonotonicInstant] = [:]
+    }
 
     /// The first frame waits this long at most for the group's state (a broker that does not
     /// answer must not keep the panel dark).
@@ -66,30 +76,30 @@ final class SyncGroup {
     /// (delivery, and a beacon's age): docs/SYNC.md "Bounds".
     static let aheadMarginMs: Int64 = 1_000
 
-    init(_ ctx: DaemonContext, settings: SyncSettings, device: String, link: MQTTLink, restoring saved: SyncLedger?) {
-        self.ctx = ctx
+    init(_ env: PartEnvironment, settings: SyncSettings, device: String, link: MQTTLink, restoring saved: SyncLedger?) {
+        self.env = env
         self.settings = settings
         self.device = device
         self.link = link
         topics = GroupTopics(group: settings.group ?? "islet")
         clocks = PeerClocks(boundMilliseconds: Int64((settings.skewBoundSeconds * 1000).rounded()))
-        holdUntil = ctx.mono.adding(milliseconds: Self.joinTimeoutMs)
+        join = Join(holdUntil: env.mono.adding(milliseconds: Self.joinTimeoutMs))
         if var saved, saved.device == device {
             // A ledger saved before the bounds existed may hold a poisoned clock: healed, once.
             saved.aheadLimitMilliseconds = Self.aheadLimit(settings)
-            if let note = saved.heal(now: ctx.clock.now()) {
-                ctx.log.warning("sync: the saved group state was out of bounds and was repaired: \(note); the activities are kept")
-                ledgerChanged = true
+            if let note = saved.heal(now: env.clock.now()) {
+                env.log.warning("sync: the saved group state was out of bounds and was repaired: \(note); the activities are kept")
+                outgoing.ledgerChanged = true
             }
             ledger = saved
         } else {
             // A new name (or a first start): a new clock that is still later than every saved record.
             var l = SyncLedger(device: device)
-            let now = ctx.clock.now()
+            let now = env.clock.now()
             l.aheadLimitMilliseconds = Self.aheadLimit(settings)
             for e in saved?.entries.values.sorted(by: { $0.record.revision < $1.record.revision }) ?? [] { _ = l.merge(e.record, now: now) }
             ledger = l
-            ledgerChanged = true
+            outgoing.ledgerChanged = true
         }
         ledger.aheadLimitMilliseconds = Self.aheadLimit(settings)
     }
@@ -115,22 +125,36 @@ final class SyncGroup {
         var shared = activity
         shared?.content.isStale = false
         _ = ledger.record(timerID, activity: shared, expandedUntil: expandedUntil, now: now)
-        outbox.insert(timerID)
-        ledgerChanged = true
+        outgoing.timers.insert(timerID)
+        outgoing.ledgerChanged = true
     }
 
-    /// The ledger to save, when it changed since the last call.
-    func takeLedgerIfChanged() -> SyncLedger? {
-        guard ledgerChanged else { return nil }
-        ledgerChanged = false
-        return ledger
+    /// A person's change (or a start rolled back), as it happens: its record, before any
+    /// record heard later in the same turn.
+    func take(_ effect: DaemonEffect, _ turn: TurnView) {
+        guard case .share(let timer, let activity, let until) = effect else { return }
+        recordLocal(timer, activity: activity, expandedUntil: until, now: turn.now)
     }
 
-    // MARK: the link (called by the bridge)
+    /// The ledger is saved with the book, when it changed.
+    func save(into book: DurableBook) {
+        guard outgoing.ledgerChanged else { return }
+        outgoing.ledgerChanged = false
+        book.syncLedger = ledger
+        book.markDirty()
+    }
+
+    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
+        self.inbox = inbox
+        link.listen(self)
+        try link.attach(to: loop)
+    }
+
+    // MARK: the link
 
     func linkConnected() {
-        heard = [:]
-        joinToken = nil
+        join.heard = [:]
+        join.token = nil
         link.subscribe(topics.all)
         beacon()
     }
@@ -142,19 +166,19 @@ final class SyncGroup {
     func linkSubscribed(_ filter: String) {
         guard filter == topics.all else { return }
         let token = String(UInt64.random(in: 1...UInt64.max), radix: 16)
-        joinToken = token
+        join.token = token
         link.send(topics.join(device), Array(token.utf8), retain: false)
     }
 
     func linkLost() {
-        joinToken = nil
-        beaconDue = nil
+        join.token = nil
+        beacons.due = nil
     }
 
-    /// Whether a topic is the group's (the bridge hands those here).
+    /// Whether a topic is the group's (the link hands those here).
     func handles(_ topic: String) -> Bool { topics.kind(of: topic) != nil }
 
-    func received(topic: String, payload: [UInt8], retained: Bool) {
+    func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
         guard let kind = topics.kind(of: topic) else { return }
         switch kind {
         case .state(let timer):
@@ -162,10 +186,10 @@ final class SyncGroup {
             guard !payload.isEmpty else { return }
             takeRecord(payload, timer: timer, topic: topic)
         case .clock(let peer):
-            guard peer != device, clocks.wouldHear(peer, monotonicMs: ctx.mono.milliseconds) else { return }
+            guard peer != device, clocks.wouldHear(peer, monotonicMs: env.mono.milliseconds) else { return }
             heardBeacon(payload, from: peer, topic: topic)
         case .join(let who):
-            guard who == device, let token = joinToken, payload == Array(token.utf8) else { return }
+            guard who == device, let token = join.token, payload == Array(token.utf8) else { return }
             finishJoin()
         }
     }
@@ -178,12 +202,12 @@ final class SyncGroup {
             warn("the record on \(topic) was refused: \(e); ignored")
             return
         }
-        let now = ctx.clock.now()
+        let now = env.clock.now()
         let merge = ledger.merge(record, now: now)
         switch merge {
         case .taken, .duplicate, .older:
             // Bounded by the ledger: only timers it holds are remembered for the join.
-            if ledger.record(for: timer) != nil { heard[timer] = max(heard[timer] ?? record.revision, record.revision) }
+            if ledger.record(for: timer) != nil { join.heard[timer] = max(join.heard[timer] ?? record.revision, record.revision) }
         case .deferred, .refused:
             break
         }
@@ -195,15 +219,15 @@ final class SyncGroup {
         let timer = record.timerID
         switch merge {
         case .taken(let replaced):
-            ledgerChanged = true
+            outgoing.ledgerChanged = true
             if let mine = replaced, mine.revision.device == device, record.overrides(unseen: mine) {
                 // Theirs was made without seeing ours: a partition's conflict. The rule (the
                 // later change wins) has decided; the display whose change lost says so.
                 let what = "this display's change of timer \"\(timer)\" (\(Self.describe(mine.activity, now: now))) was replaced by \(record.revision.device)'s later one (\(Self.describe(record.activity, now: now)))"
                 lastConflict = what
-                ctx.log.notice("sync: \(what)")
+                env.log.notice("sync: \(what)")
             }
-            delegate?.syncAdopt(record)
+            inbox?.post(.adopt(record))
         case .duplicate:
             break
         case .older:
@@ -218,50 +242,50 @@ final class SyncGroup {
     }
 
     private func scheduleCorrection(_ timer: String) {
-        guard correctionDue[timer] == nil else { return }
-        let mono = ctx.mono
-        let earliest = lastCorrection[timer].map { $0.adding(milliseconds: Self.correctionIntervalMs) } ?? mono
-        correctionDue[timer] = max(mono, earliest)
+        guard corrections.due[timer] == nil else { return }
+        let mono = env.mono
+        let earliest = corrections.last[timer].map { $0.adding(milliseconds: Self.correctionIntervalMs) } ?? mono
+        corrections.due[timer] = max(mono, earliest)
     }
 
     /// Corrections whose time has come join the outbox; held records whose time has come are taken.
     private func takeDue() {
-        let mono = ctx.mono
-        for (timer, due) in correctionDue where mono >= due {
-            correctionDue[timer] = nil
-            lastCorrection[timer] = mono
-            outbox.insert(timer)
+        let mono = env.mono
+        for (timer, due) in corrections.due where mono >= due {
+            corrections.due[timer] = nil
+            corrections.last[timer] = mono
+            outgoing.timers.insert(timer)
         }
-        if lastCorrection.count > SyncLedger.maximumEntries {
-            for (timer, at) in lastCorrection where mono >= at.adding(milliseconds: Self.correctionIntervalMs) { lastCorrection[timer] = nil }
+        if corrections.last.count > SyncLedger.maximumEntries {
+            for (timer, at) in corrections.last where mono >= at.adding(milliseconds: Self.correctionIntervalMs) { corrections.last[timer] = nil }
         }
-        let now = ctx.clock.now()
+        let now = env.clock.now()
         for (record, merge) in ledger.takeDue(now: now) {
             react(to: merge, of: record, topic: topics.state(record.timerID), now: now)
         }
     }
 
     private func finishJoin() {
-        joinToken = nil
+        join.token = nil
         // What the broker did not hold (it restarted without persistence, or our changes were
         // made while cut off) goes out now: the others take what is newer than theirs.
-        for (timer, e) in ledger.entries where heard[timer].map({ $0 < e.record.revision }) ?? true {
-            outbox.insert(timer)
+        for (timer, e) in ledger.entries where join.heard[timer].map({ $0 < e.record.revision }) ?? true {
+            outgoing.timers.insert(timer)
         }
-        guard !joined else { return }
-        joined = true
-        let now = ctx.clock.now()
-        ctx.log.notice("sync: joined group \(settings.group ?? "") as \(device): \(ledger.entries.count) records, \(ledger.activities(at: now).count) activities")
+        guard !join.joined else { return }
+        join.joined = true
+        let now = env.clock.now()
+        env.log.notice("sync: joined group \(settings.group ?? "") as \(device): \(ledger.entries.count) records, \(ledger.activities(at: now).count) activities")
     }
 
     // MARK: clocks
 
     private func beacon() {
         guard link.isUp else { return }
-        let b = SyncWire.Beacon(device: device, wallMs: ctx.loopClock.wallMilliseconds())
+        let b = SyncWire.Beacon(device: device, wallMs: env.loopClock.wallMilliseconds())
         if let bytes = try? JSONEncoder().encode(b) { link.send(topics.clock(device), Array(bytes), retain: false) }
-        lastBeacon = ctx.mono
-        beaconDue = ctx.mono.adding(milliseconds: Self.beaconIntervalMs)
+        beacons.last = env.mono
+        beacons.due = env.mono.adding(milliseconds: Self.beaconIntervalMs)
     }
 
     private func heardBeacon(_ payload: [UInt8], from peer: String, topic: String) {
@@ -272,86 +296,90 @@ final class SyncGroup {
             warn("the clock beacon on \(topic): \(e); ignored")
             return
         }
-        let mono = ctx.mono
+        let mono = env.mono
         // A newcomer takes a seat if one is free (PeerClocks: bounded, first come).
-        let new = clocks.heard(peer, theirWallMs: b.wallMs, ourWallMs: ctx.loopClock.wallMilliseconds(), monotonicMs: mono.milliseconds)
+        let new = clocks.heard(peer, theirWallMs: b.wallMs, ourWallMs: env.loopClock.wallMilliseconds(), monotonicMs: mono.milliseconds)
         // A display that just came is answered soon, so it need not wait 30 s to judge its
         // clock; several newcomers at once share one answer (at most one beacon in 250 ms).
         if new {
-            let soon = max(mono, lastBeacon.map { $0.adding(milliseconds: 250) } ?? mono)
-            beaconDue = min(beaconDue ?? soon, soon)
+            let soon = max(mono, beacons.last.map { $0.adding(milliseconds: 250) } ?? mono)
+            beacons.due = min(beacons.due ?? soon, soon)
         }
     }
 
     // MARK: the loop
 
     /// Whether the panel waits for the group's state (at the start, at most `joinTimeoutMs`).
-    func holdsFrames() -> Bool {
-        if joined || joinNote != nil { return false }
-        guard ctx.mono >= holdUntil else { return true }
-        joinNote = "the group's state did not arrive within \(Self.joinTimeoutMs / 1000) s of the start; this display showed its own saved state until it did"
-        ctx.log.notice("sync: the group's state did not arrive within \(Self.joinTimeoutMs / 1000) s (\(link.isUp ? "no answer from the broker" : "the broker is not reachable yet")); showing this display's own saved state meanwhile")
+    var holdsFrames: Bool {
+        if join.joined || join.note != nil { return false }
+        guard env.mono >= join.holdUntil else { return true }
+        join.note = "the group's state did not arrive within \(Self.joinTimeoutMs / 1000) s of the start; this display showed its own saved state until it did"
+        env.log.notice("sync: the group's state did not arrive within \(Self.joinTimeoutMs / 1000) s (\(link.isUp ? "no answer from the broker" : "the broker is not reachable yet")); showing this display's own saved state meanwhile")
         return false
     }
 
     /// The turn's work: the clock's verdict, and the beacon when due.
-    func afterEvents() {
-        let mono = ctx.mono
+    func afterEvents(_ turn: TurnView) {
+        let mono = env.mono
         takeDue()
-        if let due = beaconDue, mono >= due { beacon() }
+        if let due = beacons.due, mono >= due { beacon() }
         let off: Bool
         if case .disagrees = clocks.verdict(monotonicMs: mono.milliseconds) { off = true } else { off = false }
-        if off != clockOff {
-            clockOff = off
+        if off != clockMarks.off {
+            clockMarks.off = off
             switch clocks.verdict(monotonicMs: mono.milliseconds) {
             case .disagrees(let ms, let peers):
-                ctx.log.warning("sync: this display's clock is \(abs(ms) / 1000) s \(ms < 0 ? "ahead of" : "behind") \(peers.joined(separator: ", ")) (bound \(StrictJSON.plain(settings.skewBoundSeconds)) s): its times are shown stale until the clocks agree (check NTP: timedatectl timesync-status)")
+                env.log.warning("sync: this display's clock is \(abs(ms) / 1000) s \(ms < 0 ? "ahead of" : "behind") \(peers.joined(separator: ", ")) (bound \(StrictJSON.plain(settings.skewBoundSeconds)) s): its times are shown stale until the clocks agree (check NTP: timedatectl timesync-status)")
             case .agrees, .alone:
-                ctx.log.notice("sync: this display's clock agrees with its group again")
+                env.log.notice("sync: this display's clock agrees with its group again")
             }
         }
-        guard let delegate else { return }
+        guard let inbox else { return }
         if off {
             // Every turn, not only at the change: an activity taken meanwhile is marked too.
-            for a in delegate.syncActivities where !a.content.isStale {
-                markedStale.insert(a.timerID)
-                delegate.syncMark(a.timerID, stale: true)
+            for a in turn.activities where !a.content.isStale {
+                clockMarks.marked.insert(a.timerID)
+                inbox.post(.groupClock(timer: a.timerID, stale: true))
             }
-        } else if !markedStale.isEmpty {
-            let ids = delegate.syncActivities.map(\.timerID)
-            for t in markedStale.sorted() where ids.contains(t) { delegate.syncMark(t, stale: false) }
-            markedStale = []
+        } else if !clockMarks.marked.isEmpty {
+            let ids = turn.activities.map(\.timerID)
+            for t in clockMarks.marked.sorted() where ids.contains(t) { inbox.post(.groupClock(timer: t, stale: false)) }
+            clockMarks.marked = []
         }
     }
 
     /// Publishes the records due (after the frame is on the bus).
-    func publishIfDue() {
-        guard link.isUp, !outbox.isEmpty else { return }
+    func publish(_ outcome: TurnOutcome) { publishIfDue() }
+
+    func shutdown(_ turn: TurnView) { publishIfDue() }
+
+    private func publishIfDue() {
+        guard link.isUp, !outgoing.timers.isEmpty else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        for timer in outbox.sorted() {
+        for timer in outgoing.timers.sorted() {
             guard let r = ledger.record(for: timer), let bytes = try? encoder.encode(r) else { continue }
-            ctx.log.debug("sync: publishing \(timer) at \(r.revision)")
+            env.log.debug("sync: publishing \(timer) at \(r.revision)")
             link.send(topics.state(timer), Array(bytes), retain: true,
                       expirySeconds: UInt32(SyncLedger.retainedLifetime.components.seconds))
         }
-        outbox = []
+        outgoing.timers = []
         link.flush()
     }
 
     var nextDeadline: MonotonicInstant? {
-        let held = ledger.nextPendingWallMilliseconds.map { ctx.clock.monotonicInstant(of: Instant(milliseconds: $0)) }
-        return [beaconDue, joined || joinNote != nil ? nil : holdUntil, correctionDue.values.min(), held].compactMap { $0 }.min()
+        let held = ledger.nextPendingWallMilliseconds.map { env.clock.monotonicInstant(of: Instant(milliseconds: $0)) }
+        return [beacons.due, join.joined || join.note != nil ? nil : join.holdUntil, corrections.due.values.min(), held].compactMap { $0 }.min()
     }
 
-    func status() -> SyncStatus {
-        let mono = ctx.mono.milliseconds
+    func report(into status: inout DaemonStatus, _ turn: TurnView) {
+        let mono = env.mono.milliseconds
         let (clock, offset, who): (String, Double?, [String]?) = switch clocks.verdict(monotonicMs: mono) {
         case .alone: ("alone", nil, nil)
         case .agrees: ("agrees", nil, nil)
         case .disagrees(let ms, let peers): ("off", Double(ms) / 1000, peers)
         }
-        return SyncStatus(group: settings.group ?? "", device: device, joined: joined, joinNote: joinNote,
+        status.sync = SyncStatus(group: settings.group ?? "", device: device, joined: join.joined, joinNote: join.note,
                           peers: clocks.peers(monotonicMs: mono), clock: clock, clockOffsetSeconds: offset,
                           clockDisagrees: who, skewBoundSeconds: settings.skewBoundSeconds,
                           records: ledger.entries.count, lastConflict: lastConflict)
@@ -360,7 +388,7 @@ final class SyncGroup {
     // MARK: helpers
 
     private func warn(_ message: String) {
-        ctx.log.limited(.warning, topic: "sync-input", nowMs: ctx.mono.milliseconds, "sync: \(message)")
+        env.log.limited(.warning, topic: "sync-input", nowMs: env.mono.milliseconds, "sync: \(message)")
     }
 
     /// An activity in a few words, for the conflict's log line.

@@ -2,7 +2,7 @@ import IsletSystem
 
 /// The service manager's side: readiness, the status line (sent only when it changes),
 /// reloading and stopping, and the watchdog's keep-alive at half its interval.
-final class Systemd {
+final class Systemd: DaemonPart {
     private let notifier = SystemdNotifier()
     private var nextWatchdog: MonotonicInstant?
     private var lastStatus = ""
@@ -25,7 +25,13 @@ final class Systemd {
 
     var nextDeadline: MonotonicInstant? { nextWatchdog }
 
-    func pingIfDue(mono: MonotonicInstant) {
+    /// The turn's status line, after everything else went out.
+    func publish(_ outcome: TurnOutcome) {
+        if outcome.change != nil { status(outcome.statusText) }
+        pingIfDue(mono: outcome.view.mono)
+    }
+
+    private func pingIfDue(mono: MonotonicInstant) {
         guard let next = nextWatchdog, let interval = notifier.watchdogIntervalMs, mono >= next else { return }
         notifier.watchdog()
         nextWatchdog = mono.adding(milliseconds: interval)

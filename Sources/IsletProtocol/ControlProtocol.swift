@@ -87,11 +87,7 @@ public struct ControlRequest: Hashable, Sendable {
 
     /// The request id of a line that may not parse as a request, so an error answer still
     /// carries it; nil when the line is not a JSON object with a usable one.
-    public static func requestID(in line: [UInt8]) -> String? {
-        guard case .object(let o)? = try? StrictJSON.parse(line), case .string(let id)? = o["request_id"],
-              isValidRequestID(id) else { return nil }
-        return id
-    }
+    public static func requestID(in line: [UInt8]) -> String? { read(line).requestID }
 
     static func isValidRequestID(_ id: String) -> Bool {
         !id.isEmpty && id.count <= maximumRequestIDLength && !id.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
@@ -110,9 +106,22 @@ public struct ControlRequest: Hashable, Sendable {
 
     /// Parses one line (without its newline).
     public static func parse(_ line: [UInt8]) throws(ProtocolError) -> ControlRequest {
+        try read(line).request.get()
+    }
+
+    /// One line read once: the request or why not, and the request id the line carries when
+    /// it is a JSON object with a usable one (an error's answer still carries it).
+    public static func read(_ line: [UInt8]) -> (requestID: String?, request: Result<ControlRequest, ProtocolError>) {
         let value: JSONValue
         do { value = try StrictJSON.parse(line) }
-        catch { throw ProtocolError("invalid_json", "the line is not valid JSON (\(error)); send one JSON object per line") }
+        catch { return (nil, .failure(ProtocolError("invalid_json", "the line is not valid JSON (\(error)); send one JSON object per line"))) }
+        var id: String?
+        if case .object(let o) = value, case .string(let s)? = o["request_id"], isValidRequestID(s) { id = s }
+        do { return (id, .success(try parse(value))) }
+        catch { return (id, .failure(error)) }
+    }
+
+    private static func parse(_ value: JSONValue) throws(ProtocolError) -> ControlRequest {
         guard case .object(let o) = value else {
             throw ProtocolError("invalid_request", "a request is a JSON object such as {\"op\":\"status\"}, not \(value.typeName)")
         }

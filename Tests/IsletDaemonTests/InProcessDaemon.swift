@@ -74,20 +74,28 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
         }
     }
 
-    /// The daemon's stored properties by name, each with its own stored properties' count
-    /// (nil for a value that is not an object, i.e. not a part).
-    func layout() -> [(name: String, fields: Int?)] {
-        Mirror(reflecting: daemon).children.map { child in
-            var value = child.value
-            // An optional part (the MQTT bridge without [mqtt]) is a part that is absent: 0 fields.
+    /// Every object of the daemon's module reachable from the daemon (its fields, the list of
+    /// parts, and what they hold, through optionals, collections and values), once each, with
+    /// its type's name and its own stored properties' count: a part hidden inside another is
+    /// found too.
+    func objects() -> [(type: String, fields: Int)] {
+        var seen: Set<ObjectIdentifier> = []
+        var found: [(type: String, fields: Int)] = []
+        func visit(_ value: Any, depth: Int) {
+            guard depth < 12 else { return }
             let mirror = Mirror(reflecting: value)
-            if mirror.displayStyle == .optional {
-                guard let wrapped = mirror.children.first?.value else { return (child.label ?? "?", 0) }
-                value = wrapped
+            if type(of: value) is AnyClass {
+                let object = value as AnyObject
+                guard seen.insert(ObjectIdentifier(object)).inserted else { return }
+                let name = String(reflecting: type(of: value))
+                // Only the daemon's own types: the libraries below it have rules of their own.
+                guard name.hasPrefix("IsletDaemon.") else { return }
+                found.append((name.replacingOccurrences(of: "IsletDaemon.", with: ""), mirror.children.count))
             }
-            let isObject = type(of: value) is AnyClass
-            return (child.label ?? "?", isObject ? Mirror(reflecting: value).children.count : nil)
+            for child in mirror.children { visit(child.value, depth: depth + 1) }
         }
+        visit(daemon, depth: 0)
+        return found
     }
 
     func stop() {

@@ -33,10 +33,9 @@ struct MQTTBridgeTests {
     func theBridgeIsAPart() throws {
         let d = try InProcessDaemon(config: Self.config)
         defer { d.stop() }
-        let layout = d.layout()
-        let bridge = try #require(layout.first { $0.name == "mqtt" })
-        let fields = try #require(bridge.fields)
-        #expect(fields > 0 && fields <= 15, "mqtt holds \(fields) fields")
-        #expect(layout.count < 12)
+        let objects = d.objects()
+        let bridge = try #require(objects.first { $0.type == "MQTTBridge" })
+        #expect(bridge.fields > 0 && bridge.fields <= 15, "the bridge holds \(bridge.fields) fields")
+        #expect(objects.contains { $0.type == "MQTTLink" }, "the link is found beside it")
     }
 }

@@ -1,27 +1,5 @@
 import IsletSystem
 
-/// What every part reads and none owns alone: the configuration in force (replaced on reload),
-/// the log, and the clocks. Shared by reference so a reload is seen by all parts at once.
-final class DaemonContext {
-    var config: DaemonConfig
-    let log: Logger
-    /// CLOCK_MONOTONIC for deadlines, CLOCK_BOOTTIME and the wall clock (tests inject one).
-    let loopClock: any LoopClock
-    /// The timeline (wall clock at start + CLOCK_BOOTTIME since), shared with the writer.
-    let clock: HostClock
-    let startedAt: MonotonicInstant
-
-    init(config: DaemonConfig, log: Logger, loopClock: any LoopClock) {
-        self.config = config
-        self.log = log
-        self.loopClock = loopClock
-        clock = HostClock(loopClock)
-        startedAt = loopClock.monotonic()
-    }
-
-    var mono: MonotonicInstant { loopClock.monotonic() }
-}
-
 /// Retry with exponential backoff: when to try next, and how long the wait after that is.
 struct Backoff {
     let initialMs: Int64
@@ -68,24 +46,24 @@ struct LineRetry {
     var retryAt: MonotonicInstant? { backoff.retryAt }
 
     /// The first try, at start, failed: running without the line, retrying in a second.
-    mutating func failedAtStart(_ error: any Error, _ ctx: DaemonContext) {
-        ctx.log.limited(.error, topic: "gpio-\(name)", nowMs: ctx.startedAt.milliseconds,
+    mutating func failedAtStart(_ error: any Error, _ env: PartEnvironment) {
+        env.log.limited(.error, topic: "gpio-\(name)", nowMs: env.startedAt.milliseconds,
                         "\(name) unavailable, running without \(name == "buttons" ? "them" : "it") for now (retrying): \(error)")
-        backoff.failed(at: ctx.startedAt)
+        backoff.failed(at: env.startedAt)
     }
 
     /// When due, tries `open` again; its value once it works.
-    mutating func attempt<T, E: Error>(mono: MonotonicInstant, _ ctx: DaemonContext, _ open: () throws(E) -> T) -> T? {
+    mutating func attempt<T, E: Error>(mono: MonotonicInstant, _ env: PartEnvironment, _ open: () throws(E) -> T) -> T? {
         guard backoff.isDue(mono) else { return nil }
-        ctx.log.debug("trying the GPIO lines again (\(name))")
+        env.log.debug("trying the GPIO lines again (\(name))")
         do {
             let value = try open()
             backoff.succeeded()
-            ctx.log.notice("\(name) ready")
+            env.log.notice("\(name) ready")
             return value
         } catch {
             backoff.failed(at: mono)
-            ctx.log.limited(.warning, topic: "gpio-\(name)", nowMs: mono.milliseconds, "\(name) still unavailable (retrying): \(error)")
+            env.log.limited(.warning, topic: "gpio-\(name)", nowMs: mono.milliseconds, "\(name) still unavailable (retrying): \(error)")
             return nil
         }
     }
