@@ -67,9 +67,16 @@ let package = Package(
         // parts: the broker URL, topics, Home Assistant's discovery payloads, the request ledger.
         .target(name: "IsletMQTT", dependencies: ["CMosquitto", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletCore"],
                 swiftSettings: strict),
+        // The daemon's clocks: the loop's (monotonic, boot, wall; a manual one for tests) and the
+        // timeline (`HostClock`) that the store stamps its saves with.
+        .target(name: "IsletClock", dependencies: ["IsletCore", "IsletSystem"], swiftSettings: strict),
+        // The state file: atomic saves, the loader that never trusts it, the writer thread.
+        .target(name: "IsletStore", dependencies: ["IsletCore", "IsletSync", "IsletSystem", "IsletErrno", "IsletClock"],
+                swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
-                               "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync"],
+                               "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
+                               "IsletClock", "IsletStore"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
@@ -79,7 +86,7 @@ let package = Package(
         .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol", "IsletSystem"], swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
-        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore"],
+        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore", "IsletClock", "IsletStore"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
         .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay"], swiftSettings: strict),
@@ -102,6 +109,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
         .testTarget(name: "IsletMQTTTests", dependencies: ["IsletMQTT", "IsletProtocol", "IsletCore"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

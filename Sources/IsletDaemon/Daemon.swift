@@ -4,6 +4,8 @@ import IsletProtocol
 import IsletCore
 import IsletMQTT
 import IsletSync
+import IsletClock
+import IsletStore
 
 /// The daemon: one thread, one event loop over a table of descriptors, one owner of the state.
 /// It holds a few parts, each owning its state, and routes events between them: a request, a

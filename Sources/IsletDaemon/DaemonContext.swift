@@ -1,4 +1,5 @@
 import IsletSystem
+import IsletClock
 
 /// What every part reads and none owns alone: the configuration in force (replaced on reload),
 /// the log, and the clocks. Shared by reference so a reload is seen by all parts at once.

@@ -1,5 +1,6 @@
 import IsletSystem
 import IsletProtocol
+import IsletStore
 
 /// `isletd`'s command line: flags override the config file key by key.
 public struct DaemonCommandLine: Sendable {
@@ -81,8 +82,8 @@ public struct DaemonCommandLine: Sendable {
     public func load() throws(ConfigError) -> DaemonConfig {
         var c = DaemonConfig()
         let path = configPath ?? Self.defaultConfigPath
-        if configPath != nil || FileIO.exists(path) {
-            switch FileIO.read(path) {
+        if configPath != nil || FileSystem.exists(path) {
+            switch FileSystem.readFile(path) {
             case .success(let bytes):
                 guard let text = String(validating: bytes, as: UTF8.self) else {
                     // Name the first line that is not UTF-8, so the fix is one look away.
@@ -179,7 +180,7 @@ public enum DaemonMain {
 /// The process's arguments as the kernel holds them (without the program name).
 public enum ProcessArguments {
     public static func fromProc() -> [String] {
-        guard case .success(let bytes) = FileIO.read("/proc/self/cmdline") else { return [] }
+        guard case .success(let bytes) = FileSystem.readFile("/proc/self/cmdline") else { return [] }
         let parts = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         // The buffer ends with a NUL, which leaves one empty element at the end.
         return Array(parts.dropFirst().dropLast(parts.last == "" ? 1 : 0))

@@ -1,5 +1,6 @@
 import IsletSystem
 import IsletProtocol
+import IsletStore
 
 extension DaemonPaths {
     /// The paths for a config, with their directories made and checked: the socket's must be

@@ -7,6 +7,8 @@ import IsletFrame
 import IsletRender
 import IsletSystem
 import FoundationEssentials
+import IsletClock
+import IsletStore
 
 /// Fixed clocks (deterministic replay): 2026-12-03 on the wall, 11 days since boot.
 final class FixedClock: LoopClock {

@@ -6,6 +6,7 @@ import IsletDaemon
 import IsletLinux
 #if canImport(Glibc)
 import Glibc
+import IsletClock
 #endif
 
 /// Waits for `fd` to become readable, at most `ms` milliseconds: the daemon's poll, in small.

@@ -1,6 +1,7 @@
 import Foundation
 import IsletDaemon
 import Testing
+import IsletTestSupport
 
 @Suite("config file and command line", .offPool)
 struct ConfigTests {

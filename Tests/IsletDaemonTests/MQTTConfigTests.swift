@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import IsletDaemon
 import IsletMQTT
+import IsletTestSupport
 
 @Suite struct MQTTConfigTests {
     @Test func threeLinesAndTheDefaults() throws {
