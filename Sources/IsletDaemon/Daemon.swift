@@ -6,6 +6,7 @@ import IsletMQTT
 import IsletSync
 import IsletClock
 import IsletStore
+import IsletConfig
 
 /// The daemon: one thread, one event loop over a table of descriptors, one owner of the state.
 /// It holds a few parts, each owning its state, and routes events between them: a request, a

@@ -1,5 +1,6 @@
 import IsletSystem
 import IsletClock
+import IsletConfig
 
 /// What every part reads and none owns alone: the configuration in force (replaced on reload),
 /// the log, and the clocks. Shared by reference so a reload is seen by all parts at once.

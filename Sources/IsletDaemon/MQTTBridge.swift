@@ -2,6 +2,7 @@ import IsletSystem
 import IsletMQTT
 import IsletProtocol
 import IsletCore
+import IsletConfig
 
 /// What the daemon does for the MQTT part: answer a request (the control socket's own path),
 /// and say what the activities are now.

@@ -1,6 +1,7 @@
 import IsletSystem
 import IsletMQTT
 import IsletCore
+import IsletConfig
 
 /// What the link tells the bridge.
 protocol MQTTLinkOwner: AnyObject {

@@ -4,6 +4,7 @@ import IsletCore
 import IsletSync
 import IsletMQTT
 import IsletProtocol
+import IsletConfig
 
 /// What the sync part asks of the daemon.
 protocol SyncGroupDelegate: AnyObject {

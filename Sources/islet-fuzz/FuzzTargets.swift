@@ -7,6 +7,7 @@ import IsletProtocol
 import IsletCore
 import IsletDaemon
 import IsletDisplay
+import IsletConfig
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 import Testing
+import IsletTestSupport
 #if canImport(Glibc)
 import Glibc
-import IsletTestSupport
 #endif
 
 // scripts/install.sh and scripts/uninstall.sh, run for real into a DESTDIR staging tree with

@@ -4,9 +4,10 @@ import Testing
 import IsletCore
 import IsletDaemon
 import IsletLinux
+import IsletClock
+import IsletConfig
 #if canImport(Glibc)
 import Glibc
-import IsletClock
 #endif
 
 /// Waits for `fd` to become readable, at most `ms` milliseconds: the daemon's poll, in small.

@@ -308,13 +308,3 @@ enum OtherUserBinaries {
     static var isletd: String { dir + "/isletd" }
     static var isletctl: String { dir + "/isletctl" }
 }
-
-/// The error a config text gives, parsed and validated as `isletd` does; nil when it is good.
-func configError(_ text: String, file: String = "t.conf") -> ConfigError? {
-    do {
-        _ = try DaemonConfig().parsing(text, file: file).validated(origin: file)
-        return nil
-    } catch {
-        return error
-    }
-}

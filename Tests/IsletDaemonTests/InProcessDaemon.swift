@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import IsletClock
 import IsletStore
+import IsletConfig
 
 /// The real system calls of a save, except that fsync can be held (a slow SD card) or fail.
 final class SlowStoreSystem: StoreSystem {

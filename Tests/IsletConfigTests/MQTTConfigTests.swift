@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import IsletDaemon
+@testable import IsletConfig
 import IsletMQTT
 import IsletTestSupport
 
