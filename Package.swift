@@ -89,10 +89,15 @@ let package = Package(
         .executableTarget(name: "isletctl",
                           dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem", "IsletProtocol"],
                           swiftSettings: strict),
-        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol", "IsletSystem"], swiftSettings: strict),
+        // It starts isletd as a process (a release build's), so it links none of the daemon.
+        .executableTarget(name: "islet-bench",
+                          dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletProtocol", "IsletSystem"],
+                          swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
-        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore", "IsletClock", "IsletStore", "IsletConfig"],
+        .executableTarget(name: "islet-fuzz",
+                          dependencies: ["IsletConfig", "IsletStore", "IsletClock", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore",
+                                         "IsletRender", "IsletFrame", "IsletDisplay", "IsletSystem"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
         .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay"], swiftSettings: strict),

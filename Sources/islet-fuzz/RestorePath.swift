@@ -2,7 +2,6 @@
 // the book's rules, the host clock, scheduling, the first frame), and a request through the book.
 import IsletProtocol
 import IsletCore
-import IsletDaemon
 import IsletFrame
 import IsletRender
 import IsletSystem
