@@ -67,19 +67,37 @@ let package = Package(
         // parts: the broker URL, topics, Home Assistant's discovery payloads, the request ledger.
         .target(name: "IsletMQTT", dependencies: ["CMosquitto", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletCore"],
                 swiftSettings: strict),
+        // The daemon's clocks: the loop's (monotonic, boot, wall; a manual one for tests) and the
+        // timeline (`HostClock`) that the store stamps its saves with.
+        .target(name: "IsletClock", dependencies: ["IsletCore", "IsletSystem"], swiftSettings: strict),
+        // The state file: atomic saves, the loader that never trusts it, the writer thread.
+        .target(name: "IsletStore", dependencies: ["IsletCore", "IsletSync", "IsletSystem", "IsletErrno", "IsletClock"],
+                swiftSettings: strict),
+        // isletd's configuration: the file's parser and its settings, the command line's flags,
+        // what a reload changes; no live connection, no descriptor.
+        .target(name: "IsletConfig",
+                dependencies: ["IsletCore", "IsletFrame", "IsletDisplay", "IsletInput", "IsletLinux", "IsletSystem", "IsletErrno",
+                               "IsletProtocol", "IsletMQTT"],
+                swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
-                               "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync"],
+                               "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
+                               "IsletClock", "IsletStore", "IsletConfig"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
         .executableTarget(name: "isletctl",
                           dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem", "IsletProtocol"],
                           swiftSettings: strict),
-        .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol", "IsletSystem"], swiftSettings: strict),
+        // It starts isletd as a process (a release build's), so it links none of the daemon.
+        .executableTarget(name: "islet-bench",
+                          dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletProtocol", "IsletSystem"],
+                          swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
-        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore"],
+        .executableTarget(name: "islet-fuzz",
+                          dependencies: ["IsletConfig", "IsletStore", "IsletClock", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore",
+                                         "IsletRender", "IsletFrame", "IsletDisplay", "IsletSystem"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
         .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay"], swiftSettings: strict),
@@ -102,6 +120,11 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
         .testTarget(name: "IsletMQTTTests", dependencies: ["IsletMQTT", "IsletProtocol", "IsletCore"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletConfigTests",
+                    dependencies: ["IsletConfig", "IsletInput", "IsletLinux", "IsletMQTT", "IsletProtocol", "IsletDisplay", "IsletTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletConfig", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

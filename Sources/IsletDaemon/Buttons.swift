@@ -3,6 +3,7 @@ import IsletSystem
 import IsletCore
 import IsletLinux
 import IsletProtocol
+import IsletConfig
 
 /// The buttons: their source (GPIO lines, or the mock that the demo's keys, `isletctl press`
 /// and tests press), the gesture interpreter, and the retry of GPIO lines that did not open.

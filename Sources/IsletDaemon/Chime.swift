@@ -3,6 +3,7 @@ import IsletInput
 import IsletSystem
 import IsletCore
 import IsletLinux
+import IsletConfig
 
 /// The chime: the pure player of IsletInput driving an output line (a buzzer or LED on GPIO,
 /// or the mock), the timer it is sounding for, and the retry of a line that did not open.

@@ -1,3 +1,5 @@
+import IsletClock
+import IsletConfig
 import IsletProtocol
 import IsletSystem
 import IsletCore

@@ -4,6 +4,9 @@ import IsletProtocol
 import IsletCore
 import IsletMQTT
 import IsletSync
+import IsletClock
+import IsletStore
+import IsletConfig
 
 /// The daemon: one thread, one event loop over a table of descriptors, one owner of the state.
 /// Its core is the book (the activities and their durable copy) and the panel; everything

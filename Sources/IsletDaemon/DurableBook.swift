@@ -1,6 +1,7 @@
 import IsletCore
 import IsletSync
 import IsletSystem
+import IsletStore
 
 /// The activities and their durable copy: the one `ActivityBook`, the state file, the writer
 /// thread, and the bookkeeping between them (generations handed over and written, starts that

@@ -1,4 +1,5 @@
 import IsletSystem
+import IsletClock
 
 /// The descriptor table: each registered descriptor with its handler and the interest the
 /// daemon wants for it, and the deadline the loop sleeps until (a timerfd at an absolute

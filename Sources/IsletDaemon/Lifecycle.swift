@@ -1,4 +1,5 @@
 import IsletSystem
+import IsletConfig
 
 /// How the process is asked to stop or reload: SIGTERM, SIGINT and SIGHUP as a descriptor, the
 /// stopper an embedding host or a test uses, and the configuration's reader for a reload.

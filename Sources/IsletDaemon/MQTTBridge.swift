@@ -2,6 +2,7 @@ import IsletSystem
 import IsletMQTT
 import IsletProtocol
 import IsletCore
+import IsletConfig
 
 /// The MQTT bridge: one more part of the loop (docs/MQTT.md). Its link's socket is one
 /// descriptor in the table. Commands become requests through the same parser and `perform` as

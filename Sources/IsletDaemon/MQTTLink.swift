@@ -1,6 +1,7 @@
 import IsletSystem
 import IsletMQTT
 import IsletCore
+import IsletConfig
 
 /// What the link tells the bridge.
 /// A part riding the link (the bridge, the sync group): the connection's events, and the

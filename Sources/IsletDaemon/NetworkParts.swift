@@ -1,3 +1,5 @@
+import IsletClock
+import IsletConfig
 import IsletSystem
 import IsletProtocol
 import IsletMQTT

@@ -1,4 +1,6 @@
 import IsletSystem
+import IsletClock
+import IsletConfig
 
 /// Retry with exponential backoff: when to try next, and how long the wait after that is.
 struct Backoff {

@@ -4,6 +4,7 @@ import IsletCore
 import IsletDisplay
 import IsletRender
 import IsletProtocol
+import IsletConfig
 
 /// The panel and what it presents: the presentation policy (one place decides the scene),
 /// the test pattern, the frame on the glass, a panel that does not answer (retried with

@@ -1,3 +1,5 @@
+import IsletClock
+import IsletConfig
 import IsletInput
 import IsletSystem
 import IsletProtocol

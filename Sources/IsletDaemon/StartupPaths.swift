@@ -1,5 +1,7 @@
 import IsletSystem
 import IsletProtocol
+import IsletStore
+import IsletConfig
 
 extension DaemonPaths {
     /// The paths for a config, with their directories made and checked: the socket's must be

@@ -4,6 +4,7 @@ import IsletCore
 import IsletSync
 import IsletMQTT
 import IsletProtocol
+import IsletConfig
 
 /// The sync group (docs/SYNC.md): one more part of the loop, riding the MQTT link beside the
 /// bridge. It owns the group's ledger (`SyncLedger`: the newest record of each timer, the

@@ -7,7 +7,7 @@ public enum ControllerKind: String, Sendable, Hashable, CaseIterable, CustomStri
 
 /// What a controller chip offers, written from its datasheet: its RAM, its commands (the one
 /// description of them: the driver sends from it and the emulator decodes with it) and how it
-/// maps RAM to the glass. How a module's glass is wired is `PanelModule`, not this.
+/// maps RAM to the glass. How a module's glass is wired is `ModuleWiring`, not this.
 public struct Controller: Sendable, Hashable {
     public let kind: ControllerKind
     /// Columns of display RAM (SH1106: 132, others 128).

@@ -27,7 +27,7 @@ public enum AddressingMode: Sendable, Hashable {
 public struct EmulatedPanel: Sendable, Hashable {
     public let model: PanelModel
     /// The glass and its wiring: what the picture is computed from (never the driver's row).
-    public let module: PanelModule
+    public let module: ModuleWiring
     public var controller: Controller { model.controller }
 
     /// Display RAM as stored, page-major: byte `page * ramColumns + column`.
@@ -67,11 +67,11 @@ public struct EmulatedPanel: Sendable, Hashable {
     /// A panel just powered: registers at their reset values, RAM holding noise (the datasheets leave
     /// it undefined), so a driver that forgets to write a region is caught.
     public init(model: PanelModel, powerOnSeed: UInt64 = 0x5EED) {
-        self.init(model: model, module: PanelModule.described(by: model), powerOnSeed: powerOnSeed)
+        self.init(model: model, module: ModuleWiring.described(by: model), powerOnSeed: powerOnSeed)
     }
 
     /// A panel of `module`'s glass, addressed as `model` (the controller and RAM come from it).
-    public init(model: PanelModel, module: PanelModule, powerOnSeed: UInt64 = 0x5EED) {
+    public init(model: PanelModel, module: ModuleWiring, powerOnSeed: UInt64 = 0x5EED) {
         self.model = model
         self.module = module
         let c = model.controller

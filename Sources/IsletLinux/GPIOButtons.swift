@@ -8,7 +8,7 @@ import Synchronization
 /// between the GPIO and GND), active-low, both edges with kernel timestamps. Each line's event
 /// descriptor is handed to the daemon's loop (`fileDescriptors`), which reads the one that is
 /// ready: one epoll for the whole daemon, none of the source's own.
-public final class GPIOButtons: ButtonSource {
+public final class GPIOButtons: Sendable {
     /// One configured button.
     public struct Line: Hashable, Sendable {
         public var button: String
@@ -22,6 +22,9 @@ public final class GPIOButtons: ButtonSource {
     public let buttons: [String]
     /// The lines' event descriptors, in configuration order (each line owns its own).
     public let fileDescriptors: [Int32]
+    /// The first of `fileDescriptors`: the whole source only for a single button (a loop
+    /// watches them all); the daemon's `ButtonSource` offers the same for any source.
+    public var fileDescriptor: Int32 { fileDescriptors.first ?? -1 }
     /// Where each button was found, e.g. "toggle" → "gpiochip0:17 (GPIO17)", for the log.
     public let resolved: [(button: String, chip: String, offset: UInt32, name: String)]
     private let lines: Mutex<[(button: String, line: any GPIOInputLine)]>

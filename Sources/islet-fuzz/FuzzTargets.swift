@@ -5,8 +5,8 @@
 // A target "fails" only by trapping or by breaking a property checked here.
 import IsletProtocol
 import IsletCore
-import IsletDaemon
 import IsletDisplay
+import IsletConfig
 #if canImport(Glibc)
 import Glibc
 #endif

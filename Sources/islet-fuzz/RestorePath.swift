@@ -2,11 +2,12 @@
 // the book's rules, the host clock, scheduling, the first frame), and a request through the book.
 import IsletProtocol
 import IsletCore
-import IsletDaemon
 import IsletFrame
 import IsletRender
 import IsletSystem
 import FoundationEssentials
+import IsletClock
+import IsletStore
 
 /// Fixed clocks (deterministic replay): 2026-12-03 on the wall, 11 days since boot.
 final class FixedClock: LoopClock {

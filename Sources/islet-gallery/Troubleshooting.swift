@@ -1,5 +1,5 @@
 // docs/gallery/troubleshooting.png: what a wrong setting looks like on the glass, next to the
-// right one. Every picture is the emulated module (PanelModule, written from the datasheets and
+// right one. Every picture is the emulated module (ModuleWiring, written from the datasheets and
 // peers) fed the real init and frame bytes of the driver with that setting: nothing is drawn by
 // hand, so the gallery shows what the emulator the tests trust would show.
 import IsletFrame
@@ -18,7 +18,7 @@ struct Setup {
 
 struct Symptom {
     var title: String
-    var module: PanelModule
+    var module: ModuleWiring
     var wrong: Setup
     var right: Setup
 }
@@ -40,8 +40,8 @@ enum Troubleshooting {
             guard let m = PanelModel.find(k, width: w, height: h) else { throw .missing("\(k) \(w)x\(h)") }
             return m
         }
-        func module(_ name: String) throws(Failure) -> PanelModule {
-            guard let m = PanelModule.all.first(where: { $0.name == name }) else { throw .missing(name) }
+        func module(_ name: String) throws(Failure) -> ModuleWiring {
+            guard let m = ModuleWiring.all.first(where: { $0.name == name }) else { throw .missing(name) }
             return m
         }
         let sh1106 = try row(.sh1106, 128, 64)
@@ -80,7 +80,7 @@ enum Troubleshooting {
     }
 
     /// The glass after the driver's init and one test-pattern frame, and the contrast it ended with.
-    static func glass(_ setup: Setup, on module: PanelModule) throws(Failure) -> (Bitmap, UInt8) {
+    static func glass(_ setup: Setup, on module: ModuleWiring) throws(Failure) -> (Bitmap, UInt8) {
         let bus = CollectingBus()
         var driver = PanelDriver(bus: bus, panel: setup.model, settings: setup.settings)
         do {

@@ -1,6 +1,7 @@
 import Testing
 import IsletDaemon
 import IsletInput
+import IsletConfig
 
 /// The chime's config-bound side: patterns chosen by the [chime] section, and the mock output.
 @Suite struct ButtonsChimeOutputTests {

@@ -1,4 +1,5 @@
 import Testing
+import IsletTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

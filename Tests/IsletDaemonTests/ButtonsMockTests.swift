@@ -4,6 +4,8 @@ import Testing
 import IsletCore
 import IsletDaemon
 import IsletLinux
+import IsletClock
+import IsletConfig
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -4,6 +4,7 @@ import IsletDaemon
 import IsletProtocol
 import IsletRender
 import Testing
+import IsletTestSupport
 
 
 /// Reads a plain PBM (P1) as rows of bits, comments skipped.

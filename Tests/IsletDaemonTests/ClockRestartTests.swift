@@ -2,6 +2,7 @@ import Foundation
 import IsletCore
 import IsletDaemon
 import Testing
+import IsletTestSupport
 
 /// Issue 13 §1, the restart rule (docs/DAEMON.md, "Time"): in the same boot a restart measures
 /// the time since the save with CLOCK_BOOTTIME, whatever the wall clock says; after a reboot (a

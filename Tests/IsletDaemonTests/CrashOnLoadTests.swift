@@ -2,6 +2,7 @@ import Foundation
 import IsletCore
 import IsletDaemon
 import Testing
+import IsletTestSupport
 
 /// The real isletd against state files that crashed it at every start (a crash loop under
 /// systemd's `Restart=`), and against a start-up that crashes while loading (the test seam).

@@ -4,6 +4,7 @@ import IsletDaemon
 import IsletProtocol
 import IsletRender
 import Testing
+import IsletTestSupport
 
 /// The real isletd on the mock bus, driven by the real isletctl; the panel is read back from
 /// the emulated panel (the image the bus bytes produced), through `status`. Each test has its

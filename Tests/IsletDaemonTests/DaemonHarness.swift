@@ -4,6 +4,7 @@ import Foundation
 import IsletCore
 import IsletDaemon
 import IsletRender
+import IsletTestSupport
 
 /// The repository root, found from this file's path, and the built binaries in it.
 enum Repo {
@@ -30,24 +31,12 @@ struct RunResult {
     var err: String
 }
 
-func makeTempDir() -> String {
-    var template = Array("/tmp/islet-test-XXXXXX".utf8CString)
-    let p = template.withUnsafeMutableBufferPointer { buf in buf.baseAddress.flatMap { mkdtemp($0) } }
-    return p.map { String(cString: $0) } ?? "/tmp/islet-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
-}
-
 func sleepSeconds(_ s: Double) { if s > 0 { usleep(useconds_t(s * 1_000_000)) } }
 
 /// Waits until the daemon's log contains `text`, at most `seconds` (instead of a fixed sleep).
 func waitForLog(_ d: DaemonUnderTest, _ text: String, seconds: Double = 5) {
     let end = Date().addingTimeInterval(seconds)
     while !d.log_().contains(text), Date() < end { sleepSeconds(0.02) }
-}
-
-/// Removes a test's directory and everything in it (a test cleans up also when it fails).
-func removeTree(_ path: String) {
-    guard path.hasPrefix("/tmp/islet-") else { return }
-    try? FileManager.default.removeItem(atPath: path)
 }
 
 /// Runs a program to completion and captures its output.
@@ -318,14 +307,4 @@ enum OtherUserBinaries {
     }
     static var isletd: String { dir + "/isletd" }
     static var isletctl: String { dir + "/isletctl" }
-}
-
-/// The error a config text gives, parsed and validated as `isletd` does; nil when it is good.
-func configError(_ text: String, file: String = "t.conf") -> ConfigError? {
-    do {
-        _ = try DaemonConfig().parsing(text, file: file).validated(origin: file)
-        return nil
-    } catch {
-        return error
-    }
 }

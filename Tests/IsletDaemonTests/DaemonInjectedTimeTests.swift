@@ -2,6 +2,7 @@ import Foundation
 import IsletCore
 import IsletDaemon
 import Testing
+import IsletClock
 
 /// The end-to-end tests where time is what they test: isletd's Daemon on a thread of this
 /// process, on the mock bus, driven by the real isletctl over its socket, on a ManualLoopClock.

@@ -4,6 +4,7 @@ import IsletCore
 import IsletDaemon
 import Synchronization
 import Testing
+import IsletClock
 
 /// Issue 12: the daemon's one event loop with one owner of the state, in this process, with a
 /// disk that can be made slow or failing and a clock that moves only when the test says so.

@@ -4,6 +4,7 @@ import IsletDaemon
 import IsletProtocol
 import IsletRender
 import Testing
+import IsletTestSupport
 
 /// Panel rotation and the chime, through the real daemon.
 @Suite("isletd end to end: rotation and chime", .offPool, .timeLimit(.minutes(2)))

@@ -2,6 +2,7 @@ import Foundation
 import IsletCore
 import IsletDaemon
 import Testing
+import IsletTestSupport
 
 /// A datagram socket standing in for systemd's $NOTIFY_SOCKET.
 final class NotifyListener {

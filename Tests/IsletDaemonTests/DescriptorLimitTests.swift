@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import IsletTestSupport
 
 /// The daemon at its descriptor limit (docs/RELIABILITY.md): accept fails with EMFILE while
 /// connections keep waiting; the loop must neither spin nor go silent, and a person still gets in.

@@ -4,6 +4,9 @@ import IsletCore
 import IsletDaemon
 import Synchronization
 import Testing
+import IsletClock
+import IsletStore
+import IsletTestSupport
 
 /// Issue 13 §2, §3 and §5: odd files in the daemon's paths, a refusing or silent daemon seen from
 /// isletctl, the request-line limit at its boundary, and the order of the store's system calls.

@@ -4,6 +4,9 @@ import Foundation
 import IsletDaemon
 import Synchronization
 import Testing
+import IsletClock
+import IsletStore
+import IsletConfig
 
 /// The real system calls of a save, except that fsync can be held (a slow SD card) or fail.
 final class SlowStoreSystem: StoreSystem {

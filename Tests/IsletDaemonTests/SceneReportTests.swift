@@ -1,6 +1,7 @@
 import Foundation
 import IsletDaemon
 import Testing
+import IsletClock
 
 /// Issue 12: the presentation is decided in one place (the daemon's policy) and clients are
 /// told the whole scene, the presentation and the timers shown, so `isletctl watch` draws it

@@ -2,6 +2,7 @@ import Foundation
 import IsletDaemon
 import IsletTestSupport
 import Testing
+import IsletClock
 
 /// A failed save heals, and one daemon owns a state directory (docs/RELIABILITY.md).
 @Suite("the state file heals and has one owner")

@@ -1,6 +1,8 @@
 import Foundation
 import IsletDaemon
 import Testing
+import IsletTestSupport
+import IsletConfig
 
 /// Issue 13 §3: inputs a person or a program might send that used to be read loosely. The
 /// protocol's JSON is RFC 8259 with no duplicate keys or trailing commas; the config parser takes

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import IsletTestSupport
 
 /// The shipped unit, checked by systemd's own tools and for what the issue requires.
 @Suite("systemd unit", .offPool)

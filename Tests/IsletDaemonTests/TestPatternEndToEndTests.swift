@@ -3,6 +3,7 @@ import Foundation
 import IsletDaemon
 import IsletRender
 import Testing
+import IsletClock
 
 /// The alignment pattern through the real daemon and client: `isletctl test-pattern` and
 /// `isletd --test-pattern`, read back from the emulated module on the mock bus. What is checked is

@@ -3,6 +3,9 @@ import IsletCore
 import IsletDaemon
 import IsletSystem
 import Testing
+import IsletClock
+import IsletStore
+import IsletTestSupport
 
 /// State files no request could have produced, written by hand (docs/RELIABILITY.md, "Nothing
 /// in the state file can crash the daemon").

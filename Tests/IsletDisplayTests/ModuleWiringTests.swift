@@ -3,7 +3,7 @@ import Testing
 import IsletDisplay
 import IsletRender
 
-/// The emulated glass comes from `PanelModule` (written from the datasheets and peers), so a wrong
+/// The emulated glass comes from `ModuleWiring` (written from the datasheets and peers), so a wrong
 /// row of the driver's table shows a wrong picture instead of moving both sides together.
 @Suite struct ModuleWiringTests {
     /// A frame where every row and column differs from its neighbours: any shift shows.
@@ -13,7 +13,7 @@ import IsletRender
         return b
     }
 
-    func shown(_ model: PanelModel, on module: PanelModule) throws -> (Bitmap, [PanelProblem]) {
+    func shown(_ model: PanelModel, on module: ModuleWiring) throws -> (Bitmap, [PanelProblem]) {
         let bus = RecordingBus()
         var d = PanelDriver(bus: bus, panel: model)
         _ = try d.flush(pattern(model.width, model.height))
@@ -24,7 +24,7 @@ import IsletRender
 
     @Test(arguments: PanelModel.all)
     func everyRowShowsTheUprightPictureOnItsModule(_ model: PanelModel) throws {
-        let module = try #require(PanelModule.common(model.controller.kind, width: model.width, height: model.height))
+        let module = try #require(ModuleWiring.common(model.controller.kind, width: model.width, height: model.height))
         let (image, problems) = try shown(model, on: module)
         #expect(problems.isEmpty, "\(problems)")
         #expect(image == pattern(model.width, model.height))
@@ -37,7 +37,7 @@ import IsletRender
         var s96 = try #require(PanelModel.find(.ssd1306, width: 96, height: 16))
         s96.columnOffset = 16
         for old in [sh, s96] {
-            let module = try #require(PanelModule.common(old.controller.kind, width: old.width, height: old.height))
+            let module = try #require(ModuleWiring.common(old.controller.kind, width: old.width, height: old.height))
             let (image, _) = try shown(old, on: module)
             #expect(image != pattern(old.width, old.height), "\(old) should show a wrong picture")
         }
@@ -45,7 +45,7 @@ import IsletRender
 
     @Test(arguments: PanelModel.all)
     func aOneStepChangeOfAnyGeometryValueIsCaught(_ model: PanelModel) throws {
-        let module = try #require(PanelModule.common(model.controller.kind, width: model.width, height: model.height))
+        let module = try #require(ModuleWiring.common(model.controller.kind, width: model.width, height: model.height))
         var variants: [(String, PanelModel)] = []
         for d in [-1, 1] {
             var m = model; m.columnOffset += d; if m.columnOffset >= 0, m.isConsistent { variants.append(("column offset \(d)", m)) }
@@ -76,7 +76,7 @@ import IsletRender
     /// carry scan index 32 and up, beyond the 32-line multiplex) stay dark.
     @Test func aWrongCOMPinsValueInterleavesAsTheDatasheetTableSays() throws {
         var m64 = try #require(PanelModel.find(.ssd1306, width: 128, height: 64))
-        let module64 = try #require(PanelModule.common(.ssd1306, width: 128, height: 64))
+        let module64 = try #require(ModuleWiring.common(.ssd1306, width: 128, height: 64))
         #expect(m64.comPins == 0x12)
         m64.comPins = 0x02
         let sent = pattern(128, 64)
@@ -88,7 +88,7 @@ import IsletRender
             }
         }
         var m32 = try #require(PanelModel.find(.ssd1306, width: 128, height: 32))
-        let module32 = try #require(PanelModule.common(.ssd1306, width: 128, height: 32))
+        let module32 = try #require(ModuleWiring.common(.ssd1306, width: 128, height: 32))
         #expect(m32.comPins == 0x02)
         m32.comPins = 0x12
         let sent32 = pattern(128, 32)
@@ -148,7 +148,7 @@ import IsletRender
         var p = EmulatedPanel(model: model)
         p.receive([0x00, 0xA8, 0x00])
         #expect(p.problems.isEmpty)
-        var module = try #require(PanelModule.common(.sh1106, width: 128, height: 64))
+        var module = try #require(ModuleWiring.common(.sh1106, width: 128, height: 64))
         module.externalVPP = true
         var q = EmulatedPanel(model: model, module: module)
         q.receive([0x00, 0xAD, 0x8A, 0xA5, 0xAF])   // DC-DC off, entire display on

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// SplitMix64: a small seedable generator, the same sequence on every machine, so a failing
 /// randomized test can print its seed and be replayed.
@@ -25,6 +26,19 @@ public func environmentValue(_ name: String) -> String? { getenv(name).map { Str
 public func fuzzIterations(_ fallback: Int) -> Int {
     guard let s = environmentValue("ISLET_FUZZ_ITERATIONS"), let n = Int(s), n > 0 else { return fallback }
     return n
+}
+
+/// A fresh private directory for one test, under /tmp.
+public func makeTempDir() -> String {
+    var template = Array("/tmp/islet-test-XXXXXX".utf8CString)
+    let p = template.withUnsafeMutableBufferPointer { buf in buf.baseAddress.flatMap { mkdtemp($0) } }
+    return p.map { String(cString: $0) } ?? "/tmp/islet-test-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+}
+
+/// Removes a test's directory and everything in it (a test cleans up also when it fails).
+public func removeTree(_ path: String) {
+    guard path.hasPrefix("/tmp/islet-") else { return }
+    try? FileManager.default.removeItem(atPath: path)
 }
 
 /// A whole text file, or nil when it cannot be read.

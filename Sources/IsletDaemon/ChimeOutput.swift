@@ -1,6 +1,7 @@
 import IsletInput
 import IsletLinux
 import Synchronization
+import IsletConfig
 
 extension ChimePlayer {
     /// Acts on a cue with the configured patterns; returns the level to set now, if it changed.

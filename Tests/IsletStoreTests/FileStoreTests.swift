@@ -1,8 +1,9 @@
 import Foundation
 import IsletCore
-import IsletDaemon
 import IsletSync
 import Testing
+import IsletStore
+import IsletTestSupport
 
 @Suite("atomic file store")
 struct FileStoreTests {

@@ -129,7 +129,7 @@ public struct MQTTSettings: Sendable, Hashable {
     }
 
     /// The first line of a secret file, checked as above.
-    static func secret(_ path: String, origin: String, what: String) throws(ConfigError) -> String {
+    public static func secret(_ path: String, origin: String, what: String) throws(ConfigError) -> String {
         _ = try checkPrivate(path, origin: origin, what: what)
         switch FileSystem.readFile(path, limit: 4096) {
         case .failure(let e): throw ConfigError(origin, "mqtt.\(what) = \(path): \(e.errno)")
@@ -145,13 +145,13 @@ public struct MQTTSettings: Sendable, Hashable {
 }
 
 /// `[mqtt]` with the defaults filled in and the password read: what the bridge runs with.
-struct MQTTPlan: Sendable {
-    var url: BrokerURL
-    var options: MQTTOptions
-    var topics: MQTTTopics
-    var settings: MQTTSettings
+public struct MQTTPlan: Sendable {
+    public var url: BrokerURL
+    public var options: MQTTOptions
+    public var topics: MQTTTopics
+    public var settings: MQTTSettings
 
-    init(_ s: MQTTSettings, url: BrokerURL, password: String?, machineID: [UInt8]?) {
+    public init(_ s: MQTTSettings, url: BrokerURL, password: String?, machineID: [UInt8]?) {
         settings = s
         self.url = url
         let id = s.clientID ?? Self.defaultClientID(machineID: machineID)
@@ -167,12 +167,12 @@ struct MQTTPlan: Sendable {
         options = o
     }
 
-    var clientID: String { options.clientID }
+    public var clientID: String { options.clientID }
 
     /// `islet-` and 12 hex digits of a hash of /etc/machine-id: stable for the machine,
     /// different on two Pis that share a host name, and not the machine id itself (which
     /// systemd asks applications not to expose). Without a machine id: `islet`.
-    static func defaultClientID(machineID: [UInt8]?) -> String {
+    public static func defaultClientID(machineID: [UInt8]?) -> String {
         guard let m = machineID, !m.isEmpty else { return "islet" }
         // FNV-1a, 64-bit, over a prefix of our own and the id.
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -185,7 +185,7 @@ struct MQTTPlan: Sendable {
     }
 
     /// /etc/machine-id's text (its 32 hex digits), nil when absent.
-    static func readMachineID(_ path: String = "/etc/machine-id") -> [UInt8]? {
+    public static func readMachineID(_ path: String = "/etc/machine-id") -> [UInt8]? {
         guard case .success(let b) = FileSystem.readFile(path, limit: 256) else { return nil }
         let id = b.filter { $0 != 10 && $0 != 13 && $0 != 32 }
         return id.isEmpty ? nil : id

@@ -4,14 +4,14 @@ import IsletMQTT
 /// (docs/MQTT.md, "The systemd unit"). The unit closes the network; this adds the inet
 /// families and allows the broker's address, or, for a broker named by host name, the ranges
 /// where a home's broker and DNS server live (or `[mqtt] allow`). Pure: text in, text out.
-enum NetworkDropIn {
+public enum NetworkDropIn {
     /// The ranges allowed for a broker named by a host name when `allow` is not set: the
     /// machine itself (a local resolver such as systemd-resolved's 127.0.0.53) and the private
     /// and link-local ranges a home network uses for its broker and its DNS server.
     static let homeRanges = ["localhost", "link-local", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"]
 
     /// The drop-in for `settings`; nil when there is no `[mqtt]` (the unit stays closed).
-    static func text(for settings: MQTTSettings?, configPath: String) -> String? {
+    public static func text(for settings: MQTTSettings?, configPath: String) -> String? {
         guard let s = settings, let url = s.url else { return nil }
         let allowed: [String]
         let families: String

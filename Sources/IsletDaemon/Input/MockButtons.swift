@@ -2,6 +2,7 @@ import IsletInput
 import IsletSystem
 import IsletLinux
 import Synchronization
+import IsletClock
 
 /// Why a mock press failed.
 public enum MockButtonError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import IsletProtocol
-import IsletDaemon
 import IsletDisplay
 import Testing
+import IsletConfig
 
 /// [display] column_offset, display_offset, multiplex and contrast: checked against the
 /// controller's limits (SSD1306 §10.1.11 mux 16-64, §10.1.15 offset 0-63; SH1106 132 columns,

@@ -10,16 +10,21 @@ import Synchronization
 /// (fsync on an SD card can take hundreds of milliseconds). Writes happen in order; a snapshot
 /// still waiting when a newer one arrives is replaced by it (the newer state includes it).
 /// Each finished write is reported with its generation; `done` becomes readable.
-final class StoreWriter: Sendable {
-    struct Completion: Sendable {
+public final class StoreWriter: Sendable {
+    public struct Completion: Sendable {
         /// Every snapshot up to this generation is on disk (or failed with `error`).
-        var generation: UInt64
-        var error: String?
+        public var generation: UInt64
+        public var error: String?
     }
     /// What one write saves.
-    struct Snapshot: Sendable {
-        var activities: [Activity]
-        var sync: SyncLedger?
+    public struct Snapshot: Sendable {
+        public var activities: [Activity]
+        public var sync: SyncLedger?
+
+        public init(activities: [Activity], sync: SyncLedger?) {
+            self.activities = activities
+            self.sync = sync
+        }
     }
     private struct State: Sendable {
         var waiting: (generation: UInt64, snapshot: Snapshot)?
@@ -29,10 +34,10 @@ final class StoreWriter: Sendable {
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
-    let done: EventCounter
+    public let done: EventCounter
     private let save: @Sendable (Snapshot) throws -> Void
 
-    init(save: @escaping @Sendable (Snapshot) throws -> Void) throws(SystemError) {
+    public init(save: @escaping @Sendable (Snapshot) throws -> Void) throws(SystemError) {
         done = try EventCounter()
         self.save = save
         // The thread holds the writer until its loop ends (after finish()).
@@ -41,19 +46,19 @@ final class StoreWriter: Sendable {
     }
 
     /// Queues a snapshot for writing.
-    func submit(_ snapshot: Snapshot, generation: UInt64) {
+    public func submit(_ snapshot: Snapshot, generation: UInt64) {
         state.withLock { $0.waiting = (generation, snapshot) }
         wake.signal()
     }
 
     /// The writes finished since the last call, oldest first.
-    func takeCompletions() -> [Completion] {
+    public func takeCompletions() -> [Completion] {
         done.drain()
         return state.withLock { s in defer { s.completed = [] }; return s.completed }
     }
 
     /// Finishes what is queued, then ends the thread (at shutdown).
-    func finish() {
+    public func finish() {
         state.withLock { $0.stopping = true }
         wake.signal()
         stopped.wait()

@@ -2,7 +2,7 @@ extension DaemonConfig {
     /// The configuration a reload puts in force, and the names of what waits for a restart:
     /// what the running daemon cannot change in place (the socket, the state directory, the
     /// panel, the GPIO lines it holds) keeps its old value.
-    func reloaded(with new: DaemonConfig) -> (config: DaemonConfig, waitingForRestart: [String]) {
+    public func reloaded(with new: DaemonConfig) -> (config: DaemonConfig, waitingForRestart: [String]) {
         var changed: [String] = []
         if new.socketPath != socketPath || new.socketMode != socketMode || new.socketGroup != socketGroup { changed.append("socket") }
         if new.stateDir != stateDir { changed.append("state_dir") }

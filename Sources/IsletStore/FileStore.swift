@@ -4,6 +4,7 @@ import FoundationEssentials
 import IsletCore
 import IsletSync
 import Synchronization
+import IsletClock
 
 /// The state file's envelope. `schema` is bumped when the file's form changes incompatibly.
 struct StateFile: Codable {

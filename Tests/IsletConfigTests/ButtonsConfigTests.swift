@@ -1,8 +1,8 @@
 import IsletTestSupport
 import IsletInput
 import Testing
-import IsletDaemon
 import IsletLinux
+import IsletConfig
 #if canImport(Glibc)
 import Glibc
 #endif

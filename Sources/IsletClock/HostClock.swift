@@ -106,7 +106,7 @@ public final class HostClock: Sendable {
     }
 
     /// Rounds toward minus infinity; never overflows (b > 0).
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return a % b < 0 ? q - 1 : q
     }

@@ -1,9 +1,11 @@
 import Foundation
 import IsletCore
-import IsletDaemon
 import IsletSystem
 import Synchronization
 import Testing
+import IsletClock
+import IsletStore
+import IsletTestSupport
 
 /// Issue 12 §2 (tick lateness): a restart in the same boot continues the timeline exactly, so a
 /// running countdown's ticks keep their phase on the wall clock. The expectations are computed

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import IsletDaemon
+@testable import IsletConfig
 import IsletMQTT
+import IsletTestSupport
 
 @Suite struct MQTTConfigTests {
     @Test func threeLinesAndTheDefaults() throws {

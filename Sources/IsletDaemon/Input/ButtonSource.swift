@@ -1,4 +1,5 @@
 import IsletInput
+import IsletLinux
 
 /// Where button edges come from: real GPIO lines or a mock. The daemon adds each of
 /// `fileDescriptors` to its own poll set (each is readable while edges are pending behind it)
@@ -22,3 +23,6 @@ extension ButtonSource {
     /// watch all of `fileDescriptors` for a source with several lines.
     public var fileDescriptor: Int32 { fileDescriptors.first ?? -1 }
 }
+
+/// The GPIO lines are one source; IsletLinux holds the lines, the daemon the seam it reads through.
+extension GPIOButtons: ButtonSource {}
