@@ -79,10 +79,21 @@ let package = Package(
                 dependencies: ["IsletCore", "IsletFrame", "IsletDisplay", "IsletInput", "IsletLinux", "IsletSystem", "IsletErrno",
                                "IsletProtocol", "IsletMQTT"],
                 swiftSettings: strict),
+        // What a part of the daemon is (`DaemonPart`), its way in, the turn it sees, the loop,
+        // the log and the clocks it is given.
+        .target(name: "IsletParts",
+                dependencies: ["IsletCore", "IsletSync", "IsletInput", "IsletProtocol", "IsletSystem", "IsletErrno",
+                               "IsletClock", "IsletConfig"],
+                swiftSettings: strict),
+        // The network's parts: the MQTT bridge and the sync group, on one link.
+        .target(name: "IsletNetwork",
+                dependencies: ["IsletParts", "IsletCore", "IsletSync", "IsletMQTT", "IsletProtocol", "IsletSystem",
+                               "IsletClock", "IsletConfig"],
+                swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
-                               "IsletClock", "IsletStore", "IsletConfig"],
+                               "IsletClock", "IsletStore", "IsletConfig", "IsletParts", "IsletNetwork"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
@@ -125,6 +136,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletConfig", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletConfig", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

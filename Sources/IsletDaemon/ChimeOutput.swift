@@ -1,3 +1,4 @@
+import IsletParts
 import IsletInput
 import IsletLinux
 import Synchronization

@@ -1,3 +1,4 @@
+import IsletParts
 import IsletClock
 import IsletConfig
 import IsletProtocol

@@ -1,3 +1,4 @@
+import IsletParts
 import IsletErrno
 import IsletSystem
 import IsletProtocol

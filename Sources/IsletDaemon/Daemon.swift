@@ -1,3 +1,5 @@
+import IsletNetwork
+import IsletParts
 import IsletInput
 import IsletSystem
 import IsletProtocol
@@ -77,12 +79,11 @@ public final class Daemon {
         parts = [buttons, clockWatch, chime, clients] + network + [systemd]
 
         restoreTimeline(loaded)
-        for case let group as SyncGroup in parts { group.adoptLocal(book.activities, now: env.clock.now()) }
+        for p in parts { p.restored(book.activities, now: env.clock.now()) }
         do { try wire() }
         catch { throw DaemonStartError("\(error)", status: 71) }
-        let group = parts.lazy.compactMap { $0 as? SyncGroup }.first
         log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)"
-                 + (group.map { ", in sync group \($0.settings.group ?? "") as \($0.device)" } ?? ""))
+                 + parts.compactMap(\.summary).map { ", \($0)" }.joined())
     }
 
     /// The daemon's own descriptors in the table, then each part's.
@@ -178,43 +179,4 @@ public final class Daemon {
             }
         }
     }
-}
-
-/// A start-up failure with the exit status to leave with.
-public struct DaemonStartError: Error, CustomStringConvertible {
-    public var message: String
-    public var status: Int32
-    public init(_ message: String, status: Int32) { self.message = message; self.status = status }
-    public var description: String { message }
-}
-
-extension Intent {
-    /// The intent's name for the log (the attributes are in the state file).
-    var name: String {
-        switch self {
-        case .start: "start"
-        case .pause: "pause"
-        case .resume: "resume"
-        case .toggle: "toggle"
-        case .reset: "reset"
-        case .end: "end"
-        case .expand: "expand"
-        case .markStale: "mark stale"
-        case .markFresh: "mark fresh"
-        }
-    }
-
-    /// Whether the intent is a person's change, shared with a sync group (marking stale is
-    /// each display's own judgement of its clock).
-    var isSharedChange: Bool {
-        switch self {
-        case .start, .pause, .resume, .toggle, .reset, .end, .expand: true
-        case .markStale, .markFresh: false
-        }
-    }
-}
-
-extension MonotonicInstant {
-    /// Whole milliseconds, for the log's rate limits and the client bookkeeping.
-    var milliseconds: Int64 { Int64(nanoseconds / 1_000_000) }
 }

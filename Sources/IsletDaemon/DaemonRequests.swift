@@ -1,3 +1,4 @@
+import IsletParts
 import IsletSystem
 import IsletProtocol
 import IsletCore
@@ -107,12 +108,12 @@ extension Daemon: Inbox {
 
     // MARK: Inbox
 
-    func request(_ req: ControlRequest) -> Reply {
+    package func request(_ req: ControlRequest) -> Reply {
         do { return try handle(req) }
         catch { return .now(.failure(error)) }
     }
 
-    func post(_ event: PartEvent) {
+    package func post(_ event: PartEvent) {
         switch event {
         case .gesture(let command):
             // Its timer is the map's, else the book resolves it (the most recently started); a

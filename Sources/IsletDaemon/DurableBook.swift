@@ -1,3 +1,4 @@
+import IsletParts
 import IsletCore
 import IsletSync
 import IsletSystem
@@ -6,7 +7,7 @@ import IsletStore
 /// The activities and their durable copy: the one `ActivityBook`, the state file, the writer
 /// thread, and the bookkeeping between them (generations handed over and written, starts that
 /// wait for their write, the store's health). Nothing else changes the activities.
-final class DurableBook {
+final class DurableBook: SavedBeside {
     private(set) var book: ActivityBook
     let store: FileStore
     /// The state directory's lock: one daemon per directory, for as long as this one runs.

@@ -1,3 +1,4 @@
+import IsletParts
 import IsletFrame
 import IsletCore
 import IsletRender

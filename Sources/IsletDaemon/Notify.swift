@@ -1,3 +1,4 @@
+import IsletParts
 import IsletSystem
 
 /// The systemd notify protocol (sd_notify(3)) without libsystemd: one datagram of

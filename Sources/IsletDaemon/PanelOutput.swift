@@ -1,3 +1,4 @@
+import IsletParts
 import IsletProtocol
 import IsletSystem
 import IsletFrame

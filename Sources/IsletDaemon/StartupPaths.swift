@@ -1,3 +1,4 @@
+import IsletParts
 import IsletSystem
 import IsletProtocol
 import IsletStore

@@ -1,3 +1,4 @@
+import IsletParts
 import IsletSystem
 
 /// The service manager's side: readiness, the status line (sent only when it changes),

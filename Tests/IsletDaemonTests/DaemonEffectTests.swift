@@ -1,7 +1,7 @@
 import Testing
 import IsletCore
 import IsletSync
-@testable import IsletDaemon
+@testable import IsletParts
 
 /// What a change asks of the rest of the daemon, decided without I/O: the transitions come
 /// from the core's own table (TimerMachine), the expected effects from docs/ARCHITECTURE.md

@@ -1,3 +1,4 @@
+import IsletParts
 import IsletTestSupport
 import IsletSystem
 import Foundation
@@ -91,9 +92,10 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
                 let object = value as AnyObject
                 guard seen.insert(ObjectIdentifier(object)).inserted else { return }
                 let name = String(reflecting: type(of: value))
-                // Only the daemon's own types: the libraries below it have rules of their own.
-                guard name.hasPrefix("IsletDaemon.") else { return }
-                found.append((name.replacingOccurrences(of: "IsletDaemon.", with: ""), mirror.children.count))
+                // Only the daemon's own modules: the libraries below it have rules of their own.
+                let modules = ["IsletDaemon.", "IsletParts.", "IsletNetwork."]
+                guard let module = modules.first(where: { name.hasPrefix($0) }) else { return }
+                found.append((String(name.dropFirst(module.count)), mirror.children.count))
             }
             for child in mirror.children { visit(child.value, depth: depth + 1) }
         }

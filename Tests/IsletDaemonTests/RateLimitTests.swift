@@ -1,6 +1,6 @@
 import Testing
 import IsletSystem
-@testable import IsletDaemon
+@testable import IsletParts
 
 /// The token bucket in front of MQTT commands (docs/MQTT.md "Threat model and bounds").
 @Suite struct RateLimitTests {

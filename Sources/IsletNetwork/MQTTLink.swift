@@ -1,3 +1,5 @@
+import IsletClock
+import IsletParts
 import IsletSystem
 import IsletMQTT
 import IsletCore
@@ -6,7 +8,7 @@ import IsletConfig
 /// What the link tells the bridge.
 /// A part riding the link (the bridge, the sync group): the connection's events, and the
 /// messages on the topics it handles.
-protocol MQTTLinkListener: AnyObject {
+package protocol MQTTLinkListener: AnyObject {
     /// Whether a message on this topic is this listener's.
     func handles(_ topic: String) -> Bool
     func linkConnected()
@@ -17,20 +19,20 @@ protocol MQTTLinkListener: AnyObject {
 }
 
 extension MQTTLinkListener {
-    func linkSubscribed(_ filter: String) {}
+    package func linkSubscribed(_ filter: String) {}
 }
 
 /// The bridge's connection to its broker: attempts on the connector's thread, the session's
 /// socket in the loop's table, libmosquitto's read, write and keep-alive steps when due,
 /// backoff with jitter, and what `status` reports. It knows no topic but to name a refusal.
-final class MQTTLink {
-    enum State: Equatable {
+package final class MQTTLink {
+    package enum State: Equatable {
         case connecting
         case connected
         case refused(String)
     }
     /// What `status` says: the state, since when, the last error, attempts since the last success.
-    struct Report {
+    package struct Report {
         var state = State.connecting
         var since: Instant
         var lastError: String?
@@ -54,7 +56,7 @@ final class MQTTLink {
     /// The session with a socket in the table (awaiting CONNACK, or connected).
     private var session: MQTTSession?
     private var fd: Int32 = -1
-    private(set) var report: Report
+    package private(set) var report: Report
     /// When to try again, and when the attempt under way on the connector's thread must finish.
     private var attempt = (backoff: Backoff(initialMs: 1000, maximumMs: 60_000), deadline: MonotonicInstant?.none)
     /// libmosquitto's keep-alive step is due `keepalive` after the last packet sent.
@@ -62,7 +64,7 @@ final class MQTTLink {
     /// Topic of each SUBSCRIBE and QoS 1 publish not acknowledged yet, to name a refusal.
     private var inFlight: [Int32: String] = [:]
     /// Publishes, and the bytes of topic and payload they carried (for `make bench`).
-    private(set) var traffic = (publishes: 0, bytes: 0)
+    package private(set) var traffic = (publishes: 0, bytes: 0)
     /// The parts riding the link, in the order they listened (held weakly: they hold the link).
     private var listeners: [Listener] = []
     /// Messages read and not handed to a listener yet: at most `messagesPerTurn` go each turn,
@@ -97,22 +99,22 @@ final class MQTTLink {
     }
 
     /// The whole attempt, resolving and connecting and the broker's CONNACK, ends by then.
-    static let attemptTimeoutMs: Int64 = 30_000
+    package static let attemptTimeoutMs: Int64 = 30_000
     /// A connection must last this long before a failure starts the backoff from 1 s again:
     /// a broker that accepts and then drops us at once is tried ever more slowly.
-    static let stableAfterMs: Int64 = 60_000
-    static let messagesPerTurn = 16
+    package static let stableAfterMs: Int64 = 60_000
+    package static let messagesPerTurn = 16
     /// Past this many waiting, the socket is not read (TCP pushes back to the broker).
-    static let pauseReadingAt = 256
+    package static let pauseReadingAt = 256
     /// Waiting messages kept at most; more (one read can bring many) are dropped and counted.
-    static let inboxLimit = 2048
+    package static let inboxLimit = 2048
     /// MQTT 5 reason code 0x8E: the broker ended this connection because another client
     /// connected with the same client id.
-    static let sessionTakenOver: Int32 = 0x8E
+    package static let sessionTakenOver: Int32 = 0x8E
 
     private struct Listener { weak var part: (any MQTTLinkListener)? }
 
-    init(_ env: PartEnvironment, plan: MQTTPlan) throws(DaemonStartError) {
+    package init(_ env: PartEnvironment, plan: MQTTPlan) throws(DaemonStartError) {
         self.env = env
         self.plan = plan
         do { connector = try MQTTConnector() }
@@ -122,14 +124,14 @@ final class MQTTLink {
     }
 
     /// Connected (perhaps with a topic refused: what is allowed still works).
-    var isUp: Bool { session != nil && report.state != .connecting }
+    package var isUp: Bool { session != nil && report.state != .connecting }
 
-    func listen(_ part: any MQTTLinkListener) { listeners.append(Listener(part: part)) }
+    package func listen(_ part: any MQTTLinkListener) { listeners.append(Listener(part: part)) }
 
     private var parts: [any MQTTLinkListener] { listeners.compactMap(\.part) }
 
     /// Its descriptor in the table, once: the bridge attaches it (the group rides it).
-    func attach(to loop: EventLoop) throws(SystemError) {
+    package func attach(to loop: EventLoop) throws(SystemError) {
         guard self.loop == nil else { return }
         self.loop = loop
         try loop.register(connector.done.fd.raw) { [unowned self] _ in takeAttempt() }
@@ -235,7 +237,7 @@ final class MQTTLink {
 
     /// Names a problem the broker will not name for us (another client with our id), in
     /// `status` and the log, until a connection lasts `stableAfterMs`.
-    func name(_ why: String) {
+    package func name(_ why: String) {
         if tenure.brokerGoodbye != why { env.log.warning("mqtt: \(why)") }
         tenure.brokerGoodbye = why
         report.lastError = why
@@ -243,13 +245,13 @@ final class MQTTLink {
 
     /// Topics whose refusal is not the user's problem (the instance topic: an ACL written before
     /// it existed may not allow it; only the duplicate-id check is lost): logged, not reported.
-    var optionalTopics: Set<String> = []
+    package var optionalTopics: Set<String> = []
 
     /// Whether messages wait for a later turn (the loop then does not sleep).
-    var hasBacklog: Bool { waiting.count > 0 }
+    package var hasBacklog: Bool { waiting.count > 0 }
 
     /// The attempt that took too long, the next try, the keep-alive.
-    func afterEvents() {
+    package func afterEvents() {
         let mono = env.mono
         deliver()
         if let deadline = attempt.deadline, mono >= deadline {
@@ -274,7 +276,7 @@ final class MQTTLink {
 
     private var keepaliveDue: MonotonicInstant { lastSent.adding(milliseconds: Int64(plan.settings.keepaliveSeconds) * 1000) }
 
-    var nextDeadline: MonotonicInstant? {
+    package var nextDeadline: MonotonicInstant? {
         if session != nil {
             let stable = tenure.brokerGoodbye == nil ? nil : tenure.connectedAt?.adding(milliseconds: Self.stableAfterMs)
             return [keepaliveDue, attempt.deadline, stable].compactMap { $0 }.min()
@@ -376,7 +378,7 @@ final class MQTTLink {
 
     // MARK: sending
 
-    func subscribe(_ filter: String, retainAsPublished: Bool = false) {
+    package func subscribe(_ filter: String, retainAsPublished: Bool = false) {
         switch session?.subscribe(filter, retainAsPublished: retainAsPublished) {
         case .success(let mid)?: inFlight[mid] = filter
         case .failure(let e)?: env.log.warning("mqtt: \(e)")
@@ -384,7 +386,7 @@ final class MQTTLink {
         }
     }
 
-    func send(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil, expirySeconds: UInt32? = nil) {
+    package func send(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil, expirySeconds: UInt32? = nil) {
         guard let s = session else { return }
         switch s.publish(topic, payload, retain: retain, correlation: correlation, expirySeconds: expirySeconds) {
         case .success(let mid):
@@ -408,7 +410,7 @@ final class MQTTLink {
     /// Writes what libmosquitto holds queued now, rather than at the socket's next EPOLLOUT: a
     /// sync record must be on the wire before the answer to its change (a kill -9 right after
     /// the answer must not lose it).
-    func flush() {
+    package func flush() {
         guard let s = session, isUp else { return }
         for _ in 0..<4 where s.wantsWrite {
             if let e = s.write() { env.log.limited(.warning, topic: "mqtt-publish", nowMs: env.mono.milliseconds, "mqtt: \(e.message)"); break }
@@ -418,7 +420,7 @@ final class MQTTLink {
 
     /// A clean stop: `last` goes out (the broker sends the will only for a dead link), then
     /// DISCONNECT.
-    func shutdown(last: (topic: String, payload: [UInt8])?) {
+    package func shutdown(last: (topic: String, payload: [UInt8])?) {
         guard let s = session else { return }
         if isUp, let last {
             send(last.topic, last.payload, retain: true)

@@ -3,34 +3,34 @@ import IsletClock
 import IsletConfig
 
 /// Retry with exponential backoff: when to try next, and how long the wait after that is.
-struct Backoff {
-    let initialMs: Int64
-    let maximumMs: Int64
-    private(set) var delayMs: Int64
+package struct Backoff {
+    package let initialMs: Int64
+    package let maximumMs: Int64
+    package private(set) var delayMs: Int64
     /// When to try again; nil while nothing is failing.
-    private(set) var retryAt: MonotonicInstant?
+    package private(set) var retryAt: MonotonicInstant?
 
-    init(initialMs: Int64, maximumMs: Int64) {
+    package init(initialMs: Int64, maximumMs: Int64) {
         self.initialMs = initialMs
         self.maximumMs = maximumMs
         delayMs = initialMs
     }
 
-    func isDue(_ mono: MonotonicInstant) -> Bool { retryAt.map { mono >= $0 } ?? false }
+    package func isDue(_ mono: MonotonicInstant) -> Bool { retryAt.map { mono >= $0 } ?? false }
 
     /// A try failed at `mono`: the next one waits the current delay, which then doubles.
-    mutating func failed(at mono: MonotonicInstant) {
+    package mutating func failed(at mono: MonotonicInstant) {
         retryAt = mono.adding(milliseconds: delayMs)
         delayMs = min(delayMs * 2, maximumMs)
     }
 
     /// Tries from `mono` on, without growing the delay (a first failure found at start).
-    mutating func retry(at mono: MonotonicInstant) { retryAt = mono }
+    package mutating func retry(at mono: MonotonicInstant) { retryAt = mono }
 
     /// Nothing to retry until the try under way reports (its failure calls `failed`).
-    mutating func waitForCompletion() { retryAt = nil }
+    package mutating func waitForCompletion() { retryAt = nil }
 
-    mutating func succeeded() {
+    package mutating func succeeded() {
         retryAt = nil
         delayMs = initialMs
     }
@@ -38,24 +38,24 @@ struct Backoff {
 
 /// A GPIO line (the buttons, the chime) that did not open: tried again with backoff, each
 /// failure logged at most once a minute, the recovery once.
-struct LineRetry {
+package struct LineRetry {
     /// What the line is for the log: "buttons", "chime".
-    let name: String
+    package let name: String
     private var backoff = Backoff(initialMs: 1000, maximumMs: 60_000)
 
-    init(_ name: String) { self.name = name }
+    package init(_ name: String) { self.name = name }
 
-    var retryAt: MonotonicInstant? { backoff.retryAt }
+    package var retryAt: MonotonicInstant? { backoff.retryAt }
 
     /// The first try, at start, failed: running without the line, retrying in a second.
-    mutating func failedAtStart(_ error: any Error, _ env: PartEnvironment) {
+    package mutating func failedAtStart(_ error: any Error, _ env: PartEnvironment) {
         env.log.limited(.error, topic: "gpio-\(name)", nowMs: env.startedAt.milliseconds,
                         "\(name) unavailable, running without \(name == "buttons" ? "them" : "it") for now (retrying): \(error)")
         backoff.failed(at: env.startedAt)
     }
 
     /// When due, tries `open` again; its value once it works.
-    mutating func attempt<T, E: Error>(mono: MonotonicInstant, _ env: PartEnvironment, _ open: () throws(E) -> T) -> T? {
+    package mutating func attempt<T, E: Error>(mono: MonotonicInstant, _ env: PartEnvironment, _ open: () throws(E) -> T) -> T? {
         guard backoff.isDue(mono) else { return nil }
         env.log.debug("trying the GPIO lines again (\(name))")
         do {
@@ -72,7 +72,7 @@ struct LineRetry {
 }
 
 /// The earlier of two optional instants.
-func earliest(_ a: MonotonicInstant?, _ b: MonotonicInstant?) -> MonotonicInstant? {
+package func earliest(_ a: MonotonicInstant?, _ b: MonotonicInstant?) -> MonotonicInstant? {
     guard let a else { return b }
     guard let b else { return a }
     return min(a, b)
@@ -80,21 +80,21 @@ func earliest(_ a: MonotonicInstant?, _ b: MonotonicInstant?) -> MonotonicInstan
 
 /// A token bucket on the monotonic clock: `burst` at once, then `perSecond` (docs/MQTT.md
 /// "Bounds"). What it refuses is not queued: a flood costs a counter, not memory.
-struct RateLimit {
-    let perSecond: Int64
-    let burst: Int64
+package struct RateLimit {
+    package let perSecond: Int64
+    package let burst: Int64
     /// Tokens in thousandths, so a whole number of milliseconds refills exactly.
     private var milliTokens: Int64
     private var last: MonotonicInstant?
 
-    init(perSecond: Int64, burst: Int64) {
+    package init(perSecond: Int64, burst: Int64) {
         self.perSecond = perSecond
         self.burst = burst
         milliTokens = burst * 1000
     }
 
     /// Takes one token at `mono`; false when none is left.
-    mutating func take(at mono: MonotonicInstant) -> Bool {
+    package mutating func take(at mono: MonotonicInstant) -> Bool {
         if let last {
             if mono > last {
                 let elapsed = min(mono.nanoseconds(since: last) / 1_000_000, 3_600_000)

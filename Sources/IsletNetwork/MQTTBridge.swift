@@ -1,3 +1,5 @@
+import IsletClock
+import IsletParts
 import IsletSystem
 import IsletMQTT
 import IsletProtocol
@@ -8,10 +10,10 @@ import IsletConfig
 /// descriptor in the table. Commands become requests through the same parser and `perform` as
 /// the socket's; every change of the activities is pushed, retained; Home Assistant's
 /// announcements follow the timers.
-final class MQTTBridge: DaemonPart, MQTTLinkListener {
+package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     private let env: PartEnvironment
-    let plan: MQTTPlan
-    let link: MQTTLink
+    package let plan: MQTTPlan
+    package let link: MQTTLink
     private let discovery: HomeAssistantDiscovery
     /// What the broker holds retained for each timer, as published in this connection.
     private var published: [String: Activity] = [:]
@@ -40,11 +42,11 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
         var lastAnnounce: MonotonicInstant?
     }
 
-    static let commandsPerSecond: Int64 = 20
-    static let commandBurst: Int64 = 40
-    static let announceIntervalMs: Int64 = 10_000
+    package static let commandsPerSecond: Int64 = 20
+    package static let commandBurst: Int64 = 40
+    package static let announceIntervalMs: Int64 = 10_000
 
-    init(_ env: PartEnvironment, config: DaemonConfig, plan: MQTTPlan, link: MQTTLink, device: HomeAssistantDiscovery.Device) {
+    package init(_ env: PartEnvironment, config: DaemonConfig, plan: MQTTPlan, link: MQTTLink, device: HomeAssistantDiscovery.Device) {
         self.env = env
         self.plan = plan
         self.link = link
@@ -58,16 +60,16 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
         [config.session.attributes.timerID] + config.buttonConfig.map.bindings.compactMap(\.timerID)
     }
 
-    func reload(_ config: DaemonConfig) { defaultTimers = Self.defaultTimers(config) }
+    package func reload(_ config: DaemonConfig) { defaultTimers = Self.defaultTimers(config) }
 
-    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
+    package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
         self.inbox = inbox
         link.listen(self)
         link.optionalTopics = [plan.topics.instance]
         try link.attach(to: loop)
     }
 
-    func afterEvents(_ turn: TurnView) {
+    package func afterEvents(_ turn: TurnView) {
         activities = turn.activities
         link.afterEvents()
         if let due = guards.announceDue, turn.mono >= due {
@@ -82,11 +84,11 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
     // MARK: MQTTLinkListener
 
     /// Its own topics, and Home Assistant's (the sync group's go to that part).
-    func handles(_ topic: String) -> Bool {
+    package func handles(_ topic: String) -> Bool {
         topic.hasPrefix(plan.topics.prefix + "/") || topic == discovery.statusTopic || discovery.isConfigTopic(topic)
     }
 
-    func linkConnected() {
+    package func linkConnected() {
         // The config topics are read back to clear what an earlier run announced and this one does not.
         // Commands keep their retain flag as published, so a retained command is refused even
         // when it arrives live (it would act again at every reconnect).
@@ -104,13 +106,13 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
         publishChanges(activities, now: env.clock.now())
     }
 
-    func linkLost() {
+    package func linkLost() {
         // A new connection publishes everything again.
         published = [:]
         announced = []
     }
 
-    func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
+    package func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
         if topic == plan.topics.instance {
             heardInstance(payload)
             return
@@ -203,7 +205,7 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
 
     /// Sends the held answers whose write is done (the socket's rule: an answer to a change
     /// goes out once the change is durable).
-    func releaseAnswers(_ answers: Answers) {
+    package func releaseAnswers(_ answers: Answers) {
         while let first = held.first, first.pending.generation <= answers.durable {
             held.removeFirst()
             respond(answers.make(first.pending), id: first.id, correlation: first.correlation)
@@ -213,7 +215,7 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
     // MARK: pushing state
 
     /// After the frame: the turn's change, retained.
-    func publish(_ outcome: TurnOutcome) {
+    package func publish(_ outcome: TurnOutcome) {
         activities = outcome.view.activities
         guard outcome.change != nil else { return }
         publishChanges(outcome.view.activities, now: outcome.view.now)
@@ -221,7 +223,7 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
 
     /// Publishes each activity that changed since it was last published (retained), clears
     /// the retained message of each one that is gone, and keeps the announcements in step.
-    func publishChanges(_ activities: [Activity], now: Instant) {
+    package func publishChanges(_ activities: [Activity], now: Instant) {
         guard link.isUp else { return }
         for a in activities where published[a.timerID] != a {
             published[a.timerID] = a
@@ -257,7 +259,7 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
 
     // MARK: status and stop
 
-    func report(into status: inout DaemonStatus, _ turn: TurnView) {
+    package func report(into status: inout DaemonStatus, _ turn: TurnView) {
         let r = link.report
         let (state, reason): (String, String?) = switch r.state {
         case .connecting: ("connecting", nil)
@@ -270,12 +272,12 @@ final class MQTTBridge: DaemonPart, MQTTLinkListener {
     }
 
     /// The last state goes out, then a clean stop says `offline` itself.
-    func shutdown(_ turn: TurnView) {
+    package func shutdown(_ turn: TurnView) {
         publishChanges(turn.activities, now: turn.now)
         link.shutdown(last: (plan.topics.availability, Array("offline".utf8)))
     }
 
-    var nextDeadline: MonotonicInstant? { [link.nextDeadline, guards.announceDue].compactMap { $0 }.min() }
+    package var nextDeadline: MonotonicInstant? { [link.nextDeadline, guards.announceDue].compactMap { $0 }.min() }
     /// Messages wait for a later turn: the loop takes them without sleeping.
-    var hasBacklog: Bool { link.hasBacklog }
+    package var hasBacklog: Bool { link.hasBacklog }
 }

@@ -6,8 +6,8 @@ import IsletClock
 /// CLOCK_MONOTONIC instant, itself in the table). One epoll wait hands every ready descriptor
 /// to its handler; nothing polls, and adding an input (a GPIO chip, later MQTT) is one
 /// `register` call.
-final class EventLoop {
-    typealias Handler = (Epoll.Ready) -> Void
+package final class EventLoop {
+    package typealias Handler = (Epoll.Ready) -> Void
     private struct Entry {
         var handler: Handler
         var readable: Bool
@@ -18,9 +18,9 @@ final class EventLoop {
     private let deadline: any DeadlineTimer
     private var armed: MonotonicInstant?
     /// Turns taken: the daemon's wake-ups, for `status`.
-    private(set) var turns = 0
+    package private(set) var turns = 0
 
-    init(clock: any LoopClock) throws(SystemError) {
+    package init(clock: any LoopClock) throws(SystemError) {
         epoll = try Epoll()
         deadline = try clock.makeDeadlineTimer()
         try register(deadline.fd) { [unowned self] _ in
@@ -31,20 +31,20 @@ final class EventLoop {
 
     /// Wakes the next turn at `instant` (nil: only a descriptor wakes it). Re-arms only when
     /// the instant changes.
-    func wake(at instant: MonotonicInstant?) throws(SystemError) {
+    package func wake(at instant: MonotonicInstant?) throws(SystemError) {
         guard instant != armed else { return }
         try deadline.arm(at: instant)
         armed = instant
     }
 
-    func register(_ fd: Int32, readable: Bool = true, writable: Bool = false, _ handler: @escaping Handler) throws(SystemError) {
+    package func register(_ fd: Int32, readable: Bool = true, writable: Bool = false, _ handler: @escaping Handler) throws(SystemError) {
         guard fd >= 0 else { return }
         try epoll.add(fd, readable: readable, writable: writable)
         table[fd] = Entry(handler: handler, readable: readable, writable: writable)
     }
 
     /// Changes what a descriptor is watched for; a no-op when it is already so.
-    func watch(_ fd: Int32, readable: Bool, writable: Bool) {
+    package func watch(_ fd: Int32, readable: Bool, writable: Bool) {
         guard var e = table[fd], e.readable != readable || e.writable != writable else { return }
         do { try epoll.modify(fd, readable: readable, writable: writable) } catch { return }
         e.readable = readable
@@ -53,7 +53,7 @@ final class EventLoop {
     }
 
     /// Removes a descriptor; call it before the descriptor is closed.
-    func unregister(_ fd: Int32) {
+    package func unregister(_ fd: Int32) {
         guard table.removeValue(forKey: fd) != nil else { return }
         epoll.remove(fd)
     }
@@ -61,7 +61,7 @@ final class EventLoop {
     /// Waits until a descriptor is ready (`immediately`: only looks) and runs the handlers.
     /// Returns how many descriptors were ready.
     @discardableResult
-    func turn(immediately: Bool) throws(SystemError) -> Int {
+    package func turn(immediately: Bool) throws(SystemError) -> Int {
         let ready = try epoll.wait(timeoutMs: immediately ? 0 : -1)
         turns += 1
         for r in ready {

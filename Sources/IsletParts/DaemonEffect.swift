@@ -5,7 +5,7 @@ import IsletSync
 /// advance of time and the group's records produce them (`DaemonEffect.of`, pure); the daemon hands
 /// each to the panel and the parts as it happens (`Daemon.dispatch`), and what goes out
 /// (the frame, answers, watchers, the network, systemd) runs once at the end of the turn.
-enum DaemonEffect: Equatable {
+package enum DaemonEffect: Equatable {
     /// The panel shows this timer's expanded presentation until then.
     case expand(timer: String, until: Instant)
     /// A person's change on this display: its record goes to the sync group (the activity as
@@ -22,7 +22,7 @@ enum DaemonEffect: Equatable {
 
     /// The effects of an intent applied to the book: pure, so the rule is tested on its own.
     /// `activity` is the timer's activity after the change.
-    static func of(_ intent: Intent, change: ManagerChange, changed: Bool, activity: Activity?,
+    package static func of(_ intent: Intent, change: ManagerChange, changed: Bool, activity: Activity?,
                    now: Instant, expandSeconds: Int) -> [DaemonEffect] {
         let timer = change.timerID
         let expanded = change.transition.effects.contains(.expanded)
@@ -41,7 +41,7 @@ enum DaemonEffect: Equatable {
 
     /// The effects of another display's record taken here: the panel expands when the record
     /// says so; no chime (the moment passed on the display that made the change).
-    static func of(adopted record: SyncRecord, now: Instant) -> [DaemonEffect] {
+    package static func of(adopted record: SyncRecord, now: Instant) -> [DaemonEffect] {
         var out: [DaemonEffect] = []
         if let until = record.expandedUntil, until > now { out.append(.expand(timer: record.timerID, until: until)) }
         out.append(.adopted(timer: record.timerID))

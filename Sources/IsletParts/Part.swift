@@ -11,7 +11,11 @@ import IsletSync
 /// list and runs every step below as a loop over it, in the list's order; a part meets only
 /// what it needs, the rest has defaults. A new capability is one type that meets this and one
 /// entry in `Daemon.parts`.
-protocol DaemonPart: AnyObject {
+package protocol DaemonPart: AnyObject {
+    /// The activities restored from the state file, before the loop starts.
+    func restored(_ activities: [Activity], now: Instant)
+    /// A few words for the start-up line of the log ("in sync group …"), if it has any.
+    var summary: String? { get }
     /// Puts its descriptors in the loop's table; what it hears goes to `inbox`, as values.
     func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError)
     /// After the handlers ran: its own deadlines, retries and queues.
@@ -37,29 +41,39 @@ protocol DaemonPart: AnyObject {
     /// the group's state).
     var holdsFrames: Bool { get }
     /// What it keeps in the state file beside the activities, when that changed.
-    func save(into book: DurableBook)
+    func save(into state: any SavedBeside)
     /// At stop: what is queued goes out.
     func shutdown(_ turn: TurnView)
 }
 
 extension DaemonPart {
-    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {}
-    func afterEvents(_ turn: TurnView) {}
-    func prepareToWait() {}
-    var nextDeadline: MonotonicInstant? { nil }
-    var hasBacklog: Bool { false }
-    func take(_ effect: DaemonEffect, _ turn: TurnView) {}
-    func publish(_ outcome: TurnOutcome) {}
-    func releaseAnswers(_ answers: Answers) {}
-    func report(into status: inout DaemonStatus, _ turn: TurnView) {}
-    func reload(_ config: DaemonConfig) {}
-    var holdsFrames: Bool { false }
-    func save(into book: DurableBook) {}
-    func shutdown(_ turn: TurnView) {}
+    package func restored(_ activities: [Activity], now: Instant) {}
+    package var summary: String? { nil }
+    package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {}
+    package func afterEvents(_ turn: TurnView) {}
+    package func prepareToWait() {}
+    package var nextDeadline: MonotonicInstant? { nil }
+    package var hasBacklog: Bool { false }
+    package func take(_ effect: DaemonEffect, _ turn: TurnView) {}
+    package func publish(_ outcome: TurnOutcome) {}
+    package func releaseAnswers(_ answers: Answers) {}
+    package func report(into status: inout DaemonStatus, _ turn: TurnView) {}
+    package func reload(_ config: DaemonConfig) {}
+    package var holdsFrames: Bool { false }
+    package func save(into state: any SavedBeside) {}
+    package func shutdown(_ turn: TurnView) {}
+}
+
+/// What the state file keeps beside the activities, for the parts that have something there.
+package protocol SavedBeside: AnyObject {
+    /// The sync group's ledger (docs/SYNC.md).
+    var syncLedger: SyncLedger? { get set }
+    /// Something kept beside the activities changed: the next save writes it.
+    func markDirty()
 }
 
 /// The one way from a part to the book: requests and what else it heard, as values.
-protocol Inbox: AnyObject {
+package protocol Inbox: AnyObject {
     /// A request (the socket's, the broker's): its answer, now or at the end of the turn.
     func request(_ request: ControlRequest) -> Reply
     /// Anything else heard that changes the activities.
@@ -67,7 +81,7 @@ protocol Inbox: AnyObject {
 }
 
 /// What a part hears that is not a request.
-enum PartEvent {
+package enum PartEvent {
     /// A button's gesture.
     case gesture(ButtonCommand)
     /// Another display's record, newer than the one held: the timer's state now.
@@ -81,23 +95,35 @@ enum PartEvent {
 }
 
 /// What every part sees of the turn: the activities, and the instants read once for it.
-struct TurnView {
-    let activities: [Activity]
-    let now: Instant
-    let mono: MonotonicInstant
+package struct TurnView {
+    package let activities: [Activity]
+    package let now: Instant
+    package let mono: MonotonicInstant
+
+    package init(activities: [Activity], now: Instant, mono: MonotonicInstant) {
+        self.activities = activities
+        self.now = now
+        self.mono = mono
+    }
 }
 
 /// The turn's outcome, for the sinks.
-struct TurnOutcome {
-    let view: TurnView
+package struct TurnOutcome {
+    package let view: TurnView
     /// What watchers get (the `change` event), when the activities or their presentation changed.
-    let change: ControlResponse?
+    package let change: ControlResponse?
     /// systemd's one-line status.
-    let statusText: String
+    package let statusText: String
+
+    package init(view: TurnView, change: ControlResponse?, statusText: String) {
+        self.view = view
+        self.change = change
+        self.statusText = statusText
+    }
 }
 
 /// How a request is answered.
-enum Reply {
+package enum Reply {
     /// At once (a refusal, whose text does not depend on the turn).
     case now(ControlResponse)
     /// At the end of the turn, after the frame, from the turn's one snapshot; a change's
@@ -106,16 +132,22 @@ enum Reply {
 }
 
 /// An answer held until its write is durable and the turn's frame is out.
-struct PendingAnswer {
+package struct PendingAnswer {
     /// The write the answer waits for (0: none).
-    var generation: UInt64 = 0
+    package var generation: UInt64 = 0
     /// A start whose outcome (saved, or rolled back) the answer reports.
-    var ticket: StartTicket?
-    var shape: AnswerShape = .state
+    package var ticket: StartTicket?
+    package var shape: AnswerShape = .state
+
+    package init(generation: UInt64 = 0, ticket: StartTicket? = nil, shape: AnswerShape = .state) {
+        self.generation = generation
+        self.ticket = ticket
+        self.shape = shape
+    }
 }
 
 /// What an answer holds beside the activities and their presentation.
-enum AnswerShape {
+package enum AnswerShape {
     case state
     /// `status`: the daemon's status, the activities narrowed to one timer when named.
     case status(timer: String?)
@@ -126,7 +158,12 @@ enum AnswerShape {
 }
 
 /// Answers ready to go: those whose write is done, made from one snapshot of the turn.
-struct Answers {
-    let durable: UInt64
-    let make: (PendingAnswer) -> ControlResponse
+package struct Answers {
+    package let durable: UInt64
+    package let make: (PendingAnswer) -> ControlResponse
+
+    package init(durable: UInt64, make: @escaping (PendingAnswer) -> ControlResponse) {
+        self.durable = durable
+        self.make = make
+    }
 }

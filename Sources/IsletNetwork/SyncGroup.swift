@@ -1,3 +1,5 @@
+import IsletClock
+import IsletParts
 import FoundationEssentials
 import IsletSystem
 import IsletCore
@@ -12,13 +14,13 @@ import IsletConfig
 /// here becomes a record, published retained; a record from another display that is newer
 /// than the one held is taken and handed to the daemon; an older one is answered with ours.
 /// The rule itself lives in IsletSync, pure and property-tested; this file is its plumbing.
-final class SyncGroup: DaemonPart, MQTTLinkListener {
+package final class SyncGroup: DaemonPart, MQTTLinkListener {
     private let env: PartEnvironment
-    let settings: SyncSettings
-    let device: String
-    let topics: GroupTopics
+    package let settings: SyncSettings
+    package let device: String
+    package let topics: GroupTopics
     private let link: MQTTLink
-    private(set) var ledger: SyncLedger
+    package private(set) var ledger: SyncLedger
     private var clocks: PeerClocks
     private weak var inbox: (any Inbox)?
     private var join: Join
@@ -26,7 +28,7 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
     private var clockMarks = ClockMarks()
     private var outgoing = Outgoing()
     private var corrections = Corrections()
-    private(set) var lastConflict: String?
+    package private(set) var lastConflict: String?
 
     /// Joining the group: this connection's marker, what it heard, and the first frame's hold.
     private struct Join {
@@ -70,14 +72,14 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
 
     /// The first frame waits this long at most for the group's state (a broker that does not
     /// answer must not keep the panel dark).
-    static let joinTimeoutMs: Int64 = 5_000
-    static let beaconIntervalMs: Int64 = 30_000
-    static let correctionIntervalMs: Int64 = 10_000
+    package static let joinTimeoutMs: Int64 = 5_000
+    package static let beaconIntervalMs: Int64 = 30_000
+    package static let correctionIntervalMs: Int64 = 10_000
     /// Remote revisions may be this far ahead of this display's clock beyond the skew bound
     /// (delivery, and a beacon's age): docs/SYNC.md "Bounds".
-    static let aheadMarginMs: Int64 = 1_000
+    package static let aheadMarginMs: Int64 = 1_000
 
-    init(_ env: PartEnvironment, settings: SyncSettings, device: String, link: MQTTLink, restoring saved: SyncLedger?) {
+    package init(_ env: PartEnvironment, settings: SyncSettings, device: String, link: MQTTLink, restoring saved: SyncLedger?) {
         self.env = env
         self.settings = settings
         self.device = device
@@ -105,13 +107,13 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
         ledger.aheadLimitMilliseconds = Self.aheadLimit(settings)
     }
 
-    static func aheadLimit(_ settings: SyncSettings) -> Int64 {
+    package static func aheadLimit(_ settings: SyncSettings) -> Int64 {
         Int64((settings.skewBoundSeconds * 1000).rounded()) + aheadMarginMs
     }
 
     /// Activities this display holds that the group has no record of (made before `[sync]`
     /// was set, or while its ledger was lost) join the group as changes of this display.
-    func adoptLocal(_ activities: [Activity], now: Instant) {
+    package func restored(_ activities: [Activity], now: Instant) {
         for a in activities where ledger.record(for: a.timerID) == nil {
             recordLocal(a.timerID, activity: a, expandedUntil: nil, now: now)
         }
@@ -121,7 +123,7 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
 
     /// A change made on this display (a button, a socket request, an MQTT command, a start
     /// rolled back): its record, published at the end of the turn.
-    func recordLocal(_ timerID: String, activity: Activity?, expandedUntil: Instant?, now: Instant) {
+    package func recordLocal(_ timerID: String, activity: Activity?, expandedUntil: Instant?, now: Instant) {
         // Stale is this display's own judgement of its clock, not the group's state.
         var shared = activity
         shared?.content.isStale = false
@@ -132,20 +134,22 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
 
     /// A person's change (or a start rolled back), as it happens: its record, before any
     /// record heard later in the same turn.
-    func take(_ effect: DaemonEffect, _ turn: TurnView) {
+    package var summary: String? { "in sync group \(settings.group ?? "") as \(device)" }
+
+    package func take(_ effect: DaemonEffect, _ turn: TurnView) {
         guard case .share(let timer, let activity, let until) = effect else { return }
         recordLocal(timer, activity: activity, expandedUntil: until, now: turn.now)
     }
 
     /// The ledger is saved with the book, when it changed.
-    func save(into book: DurableBook) {
+    package func save(into state: any SavedBeside) {
         guard outgoing.ledgerChanged else { return }
         outgoing.ledgerChanged = false
-        book.syncLedger = ledger
-        book.markDirty()
+        state.syncLedger = ledger
+        state.markDirty()
     }
 
-    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
+    package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
         self.inbox = inbox
         link.listen(self)
         try link.attach(to: loop)
@@ -153,7 +157,7 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
 
     // MARK: the link
 
-    func linkConnected() {
+    package func linkConnected() {
         join.heard = [:]
         join.token = nil
         link.subscribe(topics.all)
@@ -164,22 +168,22 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
     /// marker, published once its SUBACK is here, is queued after all of them, so when it comes
     /// back every retained record has been taken. (Published together with the SUBSCRIBE, it
     /// was seen overtaking them.)
-    func linkSubscribed(_ filter: String) {
+    package func linkSubscribed(_ filter: String) {
         guard filter == topics.all else { return }
         let token = String(UInt64.random(in: 1...UInt64.max), radix: 16)
         join.token = token
         link.send(topics.join(device), Array(token.utf8), retain: false)
     }
 
-    func linkLost() {
+    package func linkLost() {
         join.token = nil
         beacons.due = nil
     }
 
     /// Whether a topic is the group's (the link hands those here).
-    func handles(_ topic: String) -> Bool { topics.kind(of: topic) != nil }
+    package func handles(_ topic: String) -> Bool { topics.kind(of: topic) != nil }
 
-    func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
+    package func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
         guard let kind = topics.kind(of: topic) else { return }
         switch kind {
         case .state(let timer):
@@ -311,7 +315,7 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
     // MARK: the loop
 
     /// Whether the panel waits for the group's state (at the start, at most `joinTimeoutMs`).
-    var holdsFrames: Bool {
+    package var holdsFrames: Bool {
         if join.joined || join.note != nil { return false }
         guard env.mono >= join.holdUntil else { return true }
         join.note = "the group's state did not arrive within \(Self.joinTimeoutMs / 1000) s of the start; this display showed its own saved state until it did"
@@ -320,7 +324,7 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
     }
 
     /// The turn's work: the clock's verdict, and the beacon when due.
-    func afterEvents(_ turn: TurnView) {
+    package func afterEvents(_ turn: TurnView) {
         let mono = env.mono
         takeDue()
         if let due = beacons.due, mono >= due { beacon() }
@@ -350,9 +354,9 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
     }
 
     /// Publishes the records due (after the frame is on the bus).
-    func publish(_ outcome: TurnOutcome) { publishIfDue() }
+    package func publish(_ outcome: TurnOutcome) { publishIfDue() }
 
-    func shutdown(_ turn: TurnView) { publishIfDue() }
+    package func shutdown(_ turn: TurnView) { publishIfDue() }
 
     private func publishIfDue() {
         guard link.isUp, !outgoing.timers.isEmpty else { return }
@@ -368,12 +372,12 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
         link.flush()
     }
 
-    var nextDeadline: MonotonicInstant? {
+    package var nextDeadline: MonotonicInstant? {
         let held = ledger.nextPendingWallMilliseconds.map { env.clock.monotonicInstant(of: Instant(milliseconds: $0)) }
         return [beacons.due, join.joined || join.note != nil ? nil : join.holdUntil, corrections.due.values.min(), held].compactMap { $0 }.min()
     }
 
-    func report(into status: inout DaemonStatus, _ turn: TurnView) {
+    package func report(into status: inout DaemonStatus, _ turn: TurnView) {
         let mono = env.mono.milliseconds
         let (clock, offset, who): (String, Double?, [String]?) = switch clocks.verdict(monotonicMs: mono) {
         case .alone: ("alone", nil, nil)
@@ -393,7 +397,7 @@ final class SyncGroup: DaemonPart, MQTTLinkListener {
     }
 
     /// An activity in a few words, for the conflict's log line.
-    static func describe(_ a: Activity?, now: Instant) -> String {
+    package static func describe(_ a: Activity?, now: Instant) -> String {
         guard let a = TimerMachine.advance(a, to: now).activity else { return "no activity" }
         return a.phase.rawValue
     }

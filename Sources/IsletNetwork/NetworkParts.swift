@@ -1,3 +1,4 @@
+import IsletParts
 import IsletClock
 import IsletConfig
 import IsletSystem
@@ -7,8 +8,8 @@ import IsletSync
 
 /// The network's parts, from `[mqtt]` and `[sync]`: the bridge, and the sync group riding
 /// the same link beside it (none without `[mqtt]`).
-enum NetworkParts {
-    static func make(_ config: DaemonConfig, _ env: PartEnvironment, restoring saved: SyncLedger?) throws(DaemonStartError) -> [any DaemonPart] {
+package enum NetworkParts {
+    package static func make(_ config: DaemonConfig, _ env: PartEnvironment, restoring saved: SyncLedger?) throws(DaemonStartError) -> [any DaemonPart] {
         guard let settings = config.mqtt else { return [] }
         let plan = try plan(settings, origin: config.origins)
         let link = try MQTTLink(env, plan: plan)
