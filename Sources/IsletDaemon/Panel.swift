@@ -46,6 +46,10 @@ final class Panel {
     }
 
     struct Counters {
+        /// Scenes decided by the presentation policy for a turn's instant, and frames rendered
+        /// for the panel (the schedule's look-ahead not counted): one each per press.
+        var scenes = 0
+        var renders = 0
         var frames = 0
         var busBytes = 0
         var busErrors = 0
@@ -98,6 +102,7 @@ final class Panel {
     private func scene(_ activities: [Activity], now: Instant) -> Scene? {
         if let d = decided, d.now == now, d.policy == policy, d.activities == activities { return d.scene }
         let scene = policy.scene(of: activities, now: now)
+        counters.scenes += 1
         decided = (activities, policy, now, scene)
         return scene
     }
@@ -194,6 +199,7 @@ final class Panel {
         var options = RenderOptions()
         options.shift = shift
         renderer.render(scene, options: options, into: &frame)
+        counters.renders += 1
         rendered = (scene, shift, frame)
         return frame
     }

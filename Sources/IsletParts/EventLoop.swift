@@ -4,7 +4,7 @@ import IsletClock
 /// The descriptor table: each registered descriptor with its handler and the interest the
 /// daemon wants for it, and the deadline the loop sleeps until (a timerfd at an absolute
 /// CLOCK_MONOTONIC instant, itself in the table). One epoll wait hands every ready descriptor
-/// to its handler; nothing polls, and adding an input (a GPIO chip, later MQTT) is one
+/// to its handler; nothing polls, and adding an input (a GPIO chip, a broker's socket) is one
 /// `register` call.
 package final class EventLoop {
     package typealias Handler = (Epoll.Ready) -> Void

@@ -103,6 +103,16 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
         return found
     }
 
+    /// The panel's counters (scenes decided, frames rendered, frames sent), read by reflection
+    /// while the loop is at rest (`settle` first).
+    func panelCounters() -> [String: Int] {
+        guard let panel = Mirror(reflecting: daemon).children.first(where: { $0.label == "panel" })?.value,
+              let counters = Mirror(reflecting: panel).children.first(where: { $0.label == "counters" })?.value else { return [:] }
+        var out: [String: Int] = [:]
+        for c in Mirror(reflecting: counters).children { if let l = c.label, let v = c.value as? Int { out[l] = v } }
+        return out
+    }
+
     func stop() {
         daemon.stopper.stop()
         finished.wait()

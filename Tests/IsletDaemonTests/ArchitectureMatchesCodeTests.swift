@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// docs/ARCHITECTURE.md's claims that can be read off the code are checked against it: the
+/// module table's "depends on" column against each module's imports, and the table of the
+/// daemon's parts against the types that meet `DaemonPart`.
+@Suite("the architecture doc matches the code")
+struct ArchitectureMatchesCodeTests {
+    static let doc = DocsMatchCodeTests.text(Repo.root + "/docs/ARCHITECTURE.md")
+
+    /// The cells of each row of the table whose header row starts with `| first |`.
+    static func rows(ofTableStartingWith first: String) -> [[String]] {
+        var rows: [[String]] = []
+        var inTable = false
+        for line in doc.split(separator: "\n", omittingEmptySubsequences: false) {
+            let l = line.trimmingCharacters(in: .whitespaces)
+            if l.hasPrefix("| \(first) |") { inTable = true; continue }
+            guard inTable else { continue }
+            guard l.hasPrefix("|") else { break }
+            if l.hasPrefix("|---") { continue }
+            rows.append(l.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                .map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        return rows
+    }
+
+    /// The Swift modules of this package (and Foundation's piece) that an import can name.
+    static let ourModules: Set<String> = {
+        let dirs = (try? FileManager.default.contentsOfDirectory(atPath: Repo.root + "/Sources")) ?? []
+        return Set(dirs.filter { $0.hasPrefix("Islet") }).union(["FoundationEssentials"])
+    }()
+
+    /// The modules a target's files import (ours only; C modules are named by their library).
+    static func imports(of module: String) -> Set<String> {
+        var found = Set<String>()
+        for f in DocsMatchCodeTests.files(under: "Sources/" + module, ending: ".swift") {
+            for line in DocsMatchCodeTests.text(f).split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard words.count >= 2, let i = words.firstIndex(of: "import"), i + 1 < words.count else { continue }
+                let name = String(words[i + 1])
+                if ourModules.contains(name) { found.insert(name) }
+            }
+        }
+        return found
+    }
+
+    @Test("each module's row names exactly the modules of ours it imports")
+    func moduleDependencies() throws {
+        let rows = Self.rows(ofTableStartingWith: "module")
+        #expect(rows.count >= 15, "the module table was not found in docs/ARCHITECTURE.md")
+        var checked = 0
+        for row in rows where row.count == 3 && Self.ourModules.contains(row[0]) {
+            // "all of the above" (the daemon) is not a list to compare.
+            guard !row[2].contains("all of the above") else { continue }
+            let listed = Set(row[2].split(whereSeparator: { " ,()".contains($0) }).map(String.init)).intersection(Self.ourModules)
+            let imported = Self.imports(of: row[0]).subtracting([row[0]])
+            #expect(imported.subtracting(listed).isEmpty, "\(row[0]) imports \(imported.subtracting(listed).sorted()) but its row does not say so")
+            #expect(listed.subtracting(imported).isEmpty, "\(row[0])'s row names \(listed.subtracting(imported).sorted()), which it does not import")
+            checked += 1
+        }
+        #expect(checked >= 14)
+    }
+
+    @Test("the parts table lists exactly the types that meet DaemonPart")
+    func partsTable() throws {
+        let rows = Self.rows(ofTableStartingWith: "in the list")
+        let listed = Set(rows.compactMap { $0.first?.split(separator: "`").first.map(String.init) })
+        let conformance = try NSRegularExpression(pattern: #"class\s+([A-Za-z0-9_]+)\s*:[^{]*\bDaemonPart\b"#)
+        var parts = Set<String>()
+        for f in DocsMatchCodeTests.files(under: "Sources", ending: ".swift") {
+            let t = DocsMatchCodeTests.text(f)
+            for m in conformance.matches(in: t, range: NSRange(t.startIndex..., in: t)) {
+                if let r = Range(m.range(at: 1), in: t) { parts.insert(String(t[r])) }
+            }
+        }
+        #expect(parts.count >= 7, "found \(parts.sorted())")
+        #expect(listed == parts, "the doc lists \(listed.sorted()); the code's parts are \(parts.sorted())")
+    }
+}
