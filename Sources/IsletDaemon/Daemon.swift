@@ -147,6 +147,7 @@ public final class Daemon {
             env.log.threshold = kept.logLevel
             panel.reload(kept)
             for p in parts { p.reload(kept) }
+            turn.redraw = true
             env.log.limited(.notice, topic: "reloaded", intervalMs: 10_000, nowMs: nowMs,
                             "configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
         } catch {

@@ -12,6 +12,8 @@ struct TurnState {
     var announce = false
     /// The turn's snapshot, while nothing changed since it was made.
     var snapshot: ControlResponse?
+    /// Something changed what the panel shows: the frame is drawn at the end of the turn.
+    var redraw = false
 }
 
 /// The loop: wait on the descriptor table, let the handlers turn what is ready into changes,
@@ -27,6 +29,7 @@ extension Daemon {
         // Catching up with what fell due while the daemon was down: those moments have passed,
         // so they do not chime now (a restart an hour after a session must not beep).
         chime.quiet = true
+        turn.redraw = true
         advanceTime()
         finishTurn()
         book.store.loadFinished()   // the first frame is drawn: the state file did not crash the start
@@ -79,7 +82,7 @@ extension Daemon {
     /// ready and the watchers' change; the network; systemd; then the durable write.
     func finishTurn() {
         let now = self.now
-        refreshDisplay(now: now)
+        if turn.redraw || panel.isDue(book.activities, now: now, mono: env.mono) { refreshDisplay(now: now) }
         let view = self.view
         releaseAnswers()
         var change: ControlResponse?

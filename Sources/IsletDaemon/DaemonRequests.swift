@@ -45,6 +45,7 @@ extension Daemon: Inbox {
     /// (the chime, the clock watch, the sync group). What goes out waits for the turn's end.
     func dispatch(_ effects: [DaemonEffect]) {
         turn.snapshot = nil
+        turn.redraw = true
         let view = self.view
         for e in effects {
             switch e {
@@ -58,7 +59,10 @@ extension Daemon: Inbox {
 
     func refreshDisplay(now: Instant) {
         // A display joining its group shows nothing until it has the group's state.
-        if parts.contains(where: { $0.holdsFrames }) { return }
+        if parts.contains(where: { $0.holdsFrames }) {
+            panel.owe()
+            return
+        }
         let activities = book.activities
         let patternEnded = panel.refresh(activities, now: now) {
             activities.last.map { "\($0.timerID): \($0.phase.rawValue) \(ShownTime.format(ShownTime.seconds(of: $0, at: now)))" } ?? "idle"
@@ -187,6 +191,7 @@ extension Daemon: Inbox {
     /// Watchers, the network and systemd learn the turn's outcome at its end.
     func announce() {
         turn.announce = true
+        turn.redraw = true
         turn.snapshot = nil
     }
 

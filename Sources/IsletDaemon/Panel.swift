@@ -27,6 +27,8 @@ final class Panel {
     private var wake: (activities: [Activity], policy: PresentationPolicy, at: Instant?)?
     private let preview: TerminalScreen?
     private(set) var counters = Counters()
+    /// A frame was skipped (a display joining its group holds them): the next turn draws.
+    private var owed = true
     /// The last scene decided, and what it was decided from: an answer, the watchers' change
     /// and the frame of one turn share it.
     private var decided: (activities: [Activity], policy: PresentationPolicy, now: Instant, scene: Scene?)?
@@ -147,6 +149,7 @@ final class Panel {
     /// display, and redraws the preview. True when the test pattern ended (watchers are told).
     func refresh(_ activities: [Activity], now: Instant, status: () -> String) -> Bool {
         let mono = env.mono
+        owed = false
         var patternEnded = false
         if let until = testPatternUntil, mono >= until {
             testPatternUntil = nil
@@ -183,7 +186,7 @@ final class Panel {
         }
         updatePreview(status)
         // With the frame on the bus: the schedule, from the frame just drawn (not drawn again).
-        if scene != nil, !pattern { _ = nextFrameChange(activities, now: now) }
+        if scene != nil, !pattern { _ = nextFrameChange(activities, now: now) } else { wake = (activities, policy, nil) }
         return patternEnded
     }
 
@@ -218,6 +221,20 @@ final class Panel {
     }
 
     // MARK: when to wake
+
+    /// A frame is held back this turn; the next one that may draw does.
+    func owe() { owed = true }
+
+    /// Whether the frame must be drawn this turn though nothing changed: the activities' next
+    /// visible change has come (a second of a countdown), or one of the panel's own deadlines
+    /// (pixel shift, the test pattern's end, a retry). A turn that only served a request or a
+    /// broker's message draws nothing.
+    func isDue(_ activities: [Activity], now: Instant, mono: MonotonicInstant) -> Bool {
+        if owed { return true }
+        if let d = nextDeadline(activities, now: now), mono >= d { return true }
+        guard let w = wake, w.activities == activities, w.policy == policy else { return true }
+        return w.at.map { now >= $0 } ?? false
+    }
 
     /// The panel's own deadlines: a pixel shift, the test pattern's end, a retry of a panel
     /// that did not answer (only while something wants to be shown).
