@@ -46,11 +46,8 @@ package enum Posix {
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
         var off = 0
         while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("write", .current)
-            }
+            let n = SystemCall.retryingInterrupts { bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+            guard n >= 0 else { throw SystemError("write", .current) }
             off += n
         }
     }
