@@ -47,8 +47,9 @@ let package = Package(
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
         // Build-time only: compiles IsletRender's localized string tables into Swift (its escaper is
-        // IsletFrame's `Quoted`, stdlib only, so the host tool stays small).
-        .executableTarget(name: "islet-strings-gen", dependencies: ["IsletFrame"], swiftSettings: strict),
+        // IsletFrame's `Quoted`, its files and stderr IsletSystem's, so the host tool stays small
+        // and imports no C library itself).
+        .executableTarget(name: "islet-strings-gen", dependencies: ["IsletFrame", "IsletSystem"], swiftSettings: strict),
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
         .target(name: "IsletErrno", swiftSettings: strict),
@@ -71,7 +72,7 @@ let package = Package(
                 dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync"],
                 swiftSettings: strict),
-        .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
+        .executableTarget(name: "isletd", dependencies: ["IsletDaemon", "IsletSystem"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
         .executableTarget(name: "isletctl",
                           dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem", "IsletProtocol"],
@@ -79,10 +80,10 @@ let package = Package(
         .executableTarget(name: "islet-bench", dependencies: ["IsletDaemon", "IsletFrame", "IsletProtocol", "IsletSystem"], swiftSettings: strict),
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
-        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore"],
+        .executableTarget(name: "islet-fuzz", dependencies: ["IsletDaemon", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore", "IsletSystem"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
-        .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay"], swiftSettings: strict),
+        .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem"], swiftSettings: strict),
 
         // Shared by the test targets only: the seeded generator and fuzz settings.
         .target(name: "IsletTestSupport", path: "Tests/IsletTestSupport", swiftSettings: strict),
