@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "isletctlTests",
                     dependencies: ["isletctl", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
+        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletSystem", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
         .testTarget(name: "IsletMQTTTests", dependencies: ["IsletMQTT", "IsletProtocol", "IsletCore"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletTestSupport"], swiftSettings: strict),
     ]
