@@ -117,8 +117,11 @@ static inline int islet_eventfd_signal(int fd) {
 // Consumes the counter; 0 when nothing was pending.
 static inline int64_t islet_eventfd_drain(int fd) { return islet_timerfd_read(fd); }
 
+// clock: 0 CLOCK_MONOTONIC, 1 CLOCK_REALTIME, 2 CLOCK_BOOTTIME, 3 CLOCK_THREAD_CPUTIME_ID.
 static inline uint64_t islet_clock_ns(int clock) {
     struct timespec ts;
-    clock_gettime(clock == 1 ? CLOCK_REALTIME : clock == 2 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &ts);
+    clockid_t id = clock == 1 ? CLOCK_REALTIME : clock == 2 ? CLOCK_BOOTTIME
+                 : clock == 3 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+    clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

@@ -68,6 +68,9 @@ package enum Posix {
         return String(cString: v)
     }
 
+    /// Removes `name` from this process's environment (and so from its children's).
+    package static func removeEnvironment(_ name: String) { unsetenv(name) }
+
     /// Monotonic milliseconds including suspend (CLOCK_BOOTTIME).
     package static func bootMilliseconds() -> Int64 { SystemClock.bootMilliseconds() }
 

@@ -1,8 +1,5 @@
 import IsletSystem
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What this machine gives any program: a thread that does nothing but sleep on a timerfd armed
 /// at each whole second (absolute CLOCK_MONOTONIC, as isletd arms its deadlines) and notes how
@@ -23,8 +20,7 @@ final class TimerBaseline: @unchecked Sendable {
             for k in 0..<UInt64(count) {
                 let due = MonotonicInstant(nanoseconds: (start + k) * 1_000_000_000 + UInt64(phaseMs) * 1_000_000)
                 guard (try? timer.arm(at: due)) != nil else { return }
-                var p = pollfd(fd: timer.fd.raw, events: Int16(POLLIN), revents: 0)
-                while poll(&p, 1, -1) < 0 && errno == EINTR {}
+                _ = try? timer.fd.waitReadable(timeoutMs: -1)
                 _ = timer.clear()
                 samples.append(Double(SystemClock.monotonic().nanoseconds(since: due)) / 1e6)
             }
