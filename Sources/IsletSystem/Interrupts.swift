@@ -7,6 +7,7 @@ import Glibc
 public enum SystemCall {
     /// Calls `call` again while it fails (a negative result) with errno EINTR; returns the first
     /// other result, with errno still as that call left it.
+    @inlinable
     public static func retryingInterrupts<R: BinaryInteger>(_ call: () -> R) -> R {
         while true {
             let r = call()
