@@ -47,8 +47,9 @@ let package = Package(
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
         // Build-time only: compiles IsletRender's localized string tables into Swift (its escaper is
-        // IsletFrame's `Quoted`, stdlib only, so the host tool stays small).
-        .executableTarget(name: "islet-strings-gen", dependencies: ["IsletFrame"], swiftSettings: strict),
+        // IsletFrame's `Quoted`, its files and stderr IsletSystem's, so the host tool stays small
+        // and imports no C library itself).
+        .executableTarget(name: "islet-strings-gen", dependencies: ["IsletFrame", "IsletSystem"], swiftSettings: strict),
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
         .target(name: "IsletErrno", swiftSettings: strict),
@@ -95,7 +96,7 @@ let package = Package(
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
                                "IsletClock", "IsletStore", "IsletConfig", "IsletParts", "IsletNetwork"],
                 swiftSettings: strict),
-        .executableTarget(name: "isletd", dependencies: ["IsletDaemon"], swiftSettings: strict),
+        .executableTarget(name: "isletd", dependencies: ["IsletDaemon", "IsletSystem"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
         .executableTarget(name: "isletctl",
                           dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem", "IsletProtocol"],
@@ -111,7 +112,7 @@ let package = Package(
                                          "IsletRender", "IsletFrame", "IsletDisplay", "IsletSystem"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
-        .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay"], swiftSettings: strict),
+        .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem"], swiftSettings: strict),
 
         // Shared by the test targets only: the seeded generator and fuzz settings.
         .target(name: "IsletTestSupport", path: "Tests/IsletTestSupport", swiftSettings: strict),
@@ -129,7 +130,7 @@ let package = Package(
         .testTarget(name: "isletctlTests",
                     dependencies: ["isletctl", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
+        .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletSystem", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
         .testTarget(name: "IsletMQTTTests", dependencies: ["IsletMQTT", "IsletProtocol", "IsletCore"], swiftSettings: strict),
         .testTarget(name: "IsletConfigTests",
                     dependencies: ["IsletConfig", "IsletInput", "IsletLinux", "IsletMQTT", "IsletProtocol", "IsletDisplay", "IsletTestSupport"],

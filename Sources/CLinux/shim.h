@@ -13,6 +13,11 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 
+// The C side's one EINTR retry (IsletSystem's `SystemCall.retryingInterrupts` is the Swift
+// side's): stores `call` in `result`, calling it again while a signal interrupts it.
+#define ISLET_RETRYING_INTERRUPTS(result, call) \
+    do { (result) = (call); } while ((result) < 0 && errno == EINTR)
+
 static inline int islet_epoll_create(void) {
     int fd = epoll_create1(EPOLL_CLOEXEC);
     return fd < 0 ? -errno : fd;
@@ -66,13 +71,11 @@ static inline int islet_timerfd_arm(int fd, uint64_t at_ns, int cancel_on_set) {
 // (-ECANCELED: the wall clock was set).
 static inline int64_t islet_timerfd_read(int fd) {
     uint64_t n = 0;
-    for (;;) {
-        ssize_t r = read(fd, &n, sizeof n);
-        if (r == (ssize_t)sizeof n) return (int64_t)n;
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && errno == EAGAIN) return 0;
-        return r < 0 ? -errno : -EIO;
-    }
+    ssize_t r;
+    ISLET_RETRYING_INTERRUPTS(r, read(fd, &n, sizeof n));
+    if (r == (ssize_t)sizeof n) return (int64_t)n;
+    if (r < 0 && errno == EAGAIN) return 0;
+    return r < 0 ? -errno : -EIO;
 }
 
 // Blocks SIGTERM, SIGINT and SIGHUP for the process's threads and returns a signalfd for them.
@@ -90,13 +93,11 @@ static inline int islet_signalfd_for_stop_and_reload(void) {
 // The next pending signal's number, 0 when none is pending, or -errno.
 static inline int islet_signalfd_next(int fd) {
     struct signalfd_siginfo info;
-    for (;;) {
-        ssize_t r = read(fd, &info, sizeof info);
-        if (r == (ssize_t)sizeof info) return (int)info.ssi_signo;
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0 && errno == EAGAIN) return 0;
-        return r < 0 ? -errno : -EIO;
-    }
+    ssize_t r;
+    ISLET_RETRYING_INTERRUPTS(r, read(fd, &info, sizeof info));
+    if (r == (ssize_t)sizeof info) return (int)info.ssi_signo;
+    if (r < 0 && errno == EAGAIN) return 0;
+    return r < 0 ? -errno : -EIO;
 }
 
 static inline int islet_eventfd_create(void) {
@@ -107,19 +108,20 @@ static inline int islet_eventfd_create(void) {
 // Adds one to the counter (from any thread): the descriptor becomes readable.
 static inline int islet_eventfd_signal(int fd) {
     uint64_t one = 1;
-    for (;;) {
-        ssize_t r = write(fd, &one, sizeof one);
-        if (r == (ssize_t)sizeof one) return 0;
-        if (r < 0 && errno == EINTR) continue;
-        return r < 0 ? -errno : -EIO;
-    }
+    ssize_t r;
+    ISLET_RETRYING_INTERRUPTS(r, write(fd, &one, sizeof one));
+    if (r == (ssize_t)sizeof one) return 0;
+    return r < 0 ? -errno : -EIO;
 }
 
 // Consumes the counter; 0 when nothing was pending.
 static inline int64_t islet_eventfd_drain(int fd) { return islet_timerfd_read(fd); }
 
+// clock: 0 CLOCK_MONOTONIC, 1 CLOCK_REALTIME, 2 CLOCK_BOOTTIME, 3 CLOCK_THREAD_CPUTIME_ID.
 static inline uint64_t islet_clock_ns(int clock) {
     struct timespec ts;
-    clock_gettime(clock == 1 ? CLOCK_REALTIME : clock == 2 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &ts);
+    clockid_t id = clock == 1 ? CLOCK_REALTIME : clock == 2 ? CLOCK_BOOTTIME
+                 : clock == 3 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+    clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

@@ -3,6 +3,7 @@
 #include <mqtt_protocol.h>
 #include <errno.h>
 #include <netdb.h>
+#include <stdlib.h>
 #include <string.h>
 
 // C enums and macros Swift would import untyped: one typed constant each.
@@ -29,3 +30,7 @@ static inline int islet_log_warnings_and_errors(void) { return MOSQ_LOG_ERR | MO
 
 // The errno a failed call left, read at once (Swift may run code that changes it).
 static inline int islet_mosq_errno(void) { return errno; }
+
+// Frees what a property reader (mosquitto_property_read_binary) allocated for the caller: the
+// memory is the C library's, so C releases it and Swift needs no C library of its own.
+static inline void islet_mosq_free_property_value(void *value) { free(value); }

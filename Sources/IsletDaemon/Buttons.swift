@@ -50,7 +50,7 @@ final class Buttons: DaemonPart {
         self.inbox = inbox
         // Each line's descriptor is in the loop (a source of several lines has one per line).
         register = { [unowned self, unowned loop] source in
-            for fd in source.fileDescriptors {
+            for fd in source.descriptors {
                 do { try loop.register(fd) { [unowned self] _ in read(fd) } }
                 catch { env.log.error("cannot watch the buttons: \(error)") }
             }
@@ -66,7 +66,7 @@ final class Buttons: DaemonPart {
 
     private func act(_ command: ButtonCommand) { inbox?.post(.gesture(command)) }
 
-    private func read(_ fd: Int32) {
+    private func read(_ fd: Descriptor) {
         guard let source else { return }
         do {
             for c in interpreter.handle(try source.readEdges(from: fd)) { act(c) }

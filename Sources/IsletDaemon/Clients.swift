@@ -34,7 +34,7 @@ final class Clients: DaemonPart {
     func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
         self.loop = loop
         self.inbox = inbox
-        try loop.register(server.listenFD) { [unowned self] _ in acceptAll() }
+        try loop.register(Descriptor(server.listenFD)) { [unowned self] _ in acceptAll() }
     }
 
     func report(into status: inout DaemonStatus, _ turn: TurnView) { status.clients = server.clients.count }
@@ -47,7 +47,7 @@ final class Clients: DaemonPart {
         let mono = env.mono
         for c in round.clients {
             env.log.debug("client \(c.id) connected")
-            do { try loop?.register(c.fd) { [unowned self] r in ready(c, r) } }
+            do { try loop?.register(c.descriptor) { [unowned self] r in ready(c, r) } }
             catch { env.log.warning("cannot watch client \(c.id): \(error)"); server.drop(c) }
         }
         for e in round.evicted {
@@ -70,7 +70,7 @@ final class Clients: DaemonPart {
     /// and the listening socket rests for a moment instead of being polled in a tight loop.
     private func outOfDescriptors(_ error: SystemError, mono: MonotonicInstant) {
         let evicted = server.evictLongestIdle()
-        if let evicted { loop?.unregister(evicted.fd) }
+        if let evicted { loop?.unregister(evicted.descriptor) }
         if outOfDescriptorsSince == nil {
             outOfDescriptorsSince = mono
             env.log.error("cannot accept clients: \(error) (the process's descriptor limit, LimitNOFILE, is reached); "
@@ -78,7 +78,7 @@ final class Clients: DaemonPart {
                           + "pausing accept for \(Self.acceptPauseMs) ms at a time until descriptors are free")
         }
         acceptPausedUntil = mono.adding(milliseconds: Self.acceptPauseMs)
-        loop?.watch(server.listenFD, readable: false, writable: false)
+        loop?.watch(Descriptor(server.listenFD), readable: false, writable: false)
     }
 
     private func ready(_ c: ClientConnection, _ ready: Epoll.Ready) {
@@ -103,7 +103,7 @@ final class Clients: DaemonPart {
     func afterEvents(_ turn: TurnView) {
         if let until = acceptPausedUntil, turn.mono >= until {
             acceptPausedUntil = nil
-            loop?.watch(server.listenFD, readable: true, writable: false)
+            loop?.watch(Descriptor(server.listenFD), readable: true, writable: false)
         }
         for c in Array(server.clients.values) where c.hasBufferedLine && !servedThisTurn.contains(c.fd) {
             service(c, readable: false)
@@ -117,7 +117,7 @@ final class Clients: DaemonPart {
     /// not read (backpressure), one with output waiting is watched for room.
     func prepareToWait() {
         for c in server.clients.values {
-            loop?.watch(c.fd, readable: !c.closing && !c.throttled, writable: c.pendingOutput > 0)
+            loop?.watch(c.descriptor, readable: !c.closing && !c.throttled, writable: c.pendingOutput > 0)
         }
     }
 
@@ -219,7 +219,7 @@ final class Clients: DaemonPart {
     private func drop(_ c: ClientConnection) {
         env.log.debug("client \(c.id) left")
         cancelStarts(of: c)
-        loop?.unregister(c.fd)
+        loop?.unregister(c.descriptor)
         server.drop(c)
     }
 

@@ -68,7 +68,7 @@ final class ClockWatch: DaemonPart {
         guard watch == nil else { return }
         do {
             let w = try WallClockChangeWatch()
-            try loop.register(w.fd.raw) { [unowned self] _ in clockChanged() }
+            try loop.register(w.fd.descriptor) { [unowned self] _ in clockChanged() }
             watch = w
         } catch {
             env.log.warning("cannot watch for wall-clock changes: \(error)")
@@ -77,7 +77,7 @@ final class ClockWatch: DaemonPart {
 
     private func disarm() {
         guard let w = watch else { return }
-        loop.unregister(w.fd.raw)
+        loop.unregister(w.fd.descriptor)
         watch = nil
     }
 

@@ -11,6 +11,8 @@ final class ClientConnection {
     let fd: Int32
     let socket: FileDescriptor
     let id: Int
+    /// The same number as the loop's table takes it (not owning it).
+    var descriptor: Descriptor { Descriptor(fd) }
     var input: [UInt8] = []
     var output: [UInt8] = []
     var outputOffset = 0

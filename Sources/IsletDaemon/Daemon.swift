@@ -88,15 +88,15 @@ public final class Daemon {
 
     /// The daemon's own descriptors in the table, then each part's.
     private func wire() throws(SystemError) {
-        try loop.register(lifecycle.signals.fd.raw) { [unowned self] _ in handleSignals() }
-        try loop.register(lifecycle.stopper.counter.fd.raw) { [unowned self] _ in
+        try loop.register(lifecycle.signals.fd.descriptor) { [unowned self] _ in handleSignals() }
+        try loop.register(lifecycle.stopper.counter.fd.descriptor) { [unowned self] _ in
             env.log.info("stopping on request")
             lifecycle.stop()
         }
         try loop.register(book.completionsFD) { [unowned self] _ in takeWriteCompletions() }
         for p in parts { try p.attach(to: loop, inbox: self) }
         if panel.readsKeys {
-            do { try loop.register(0) { [unowned self] _ in handleKey() } }
+            do { try loop.register(.standardInput) { [unowned self] _ in handleKey() } }
             catch { env.log.warning("the demo cannot read keys from this terminal: \(error)") }
         }
     }
@@ -166,7 +166,7 @@ public final class Daemon {
             // The demo's terminal is gone (closed window, EOF): stop, rather than spin on a
             // descriptor that is readable forever.
             env.log.info("the terminal closed; stopping the demo")
-            loop.unregister(0)
+            loop.unregister(.standardInput)
             lifecycle.stop()
         case .byte(let byte):
             let key = Character(Unicode.Scalar(byte))

@@ -63,7 +63,7 @@ public enum DaemonMain {
     }
 
     static func printError(_ s: String) {
-        try? Posix.writeAll(2, Array((s + "\n").utf8))
+        StandardStream.error.writeLine(s)
     }
 }
 

@@ -43,7 +43,7 @@ final class DurableBook: SavedBeside {
 
     var activities: [Activity] { book.activities }
     /// Readable when a write finished (the loop then calls `takeCompletions`).
-    var completionsFD: Int32 { writer.done.fd.raw }
+    var completionsFD: Descriptor { writer.done.fd.descriptor }
     /// The generation that the next submit will carry: a change's answer waits for it.
     var nextGeneration: UInt64 { submittedGeneration + 1 }
 

@@ -48,6 +48,6 @@ final class TerminalScreen {
     }
 
     private func write(_ s: String) {
-        try? Posix.writeAll(1, Array(s.utf8))
+        StandardStream.output.write(s)
     }
 }

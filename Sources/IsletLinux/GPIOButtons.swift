@@ -63,18 +63,18 @@ public final class GPIOButtons: Sendable {
     }
 
     public func readEdges(from descriptor: Int32) throws(GPIOError) -> [ButtonEdge] {
-        try readEdges(of: [descriptor])
+        try readEdges(of: [Descriptor(descriptor)])
     }
 
     /// Reads every line (each read returns at once when it has nothing).
     public func readEdges() throws(GPIOError) -> [ButtonEdge] {
-        try readEdges(of: Set(fileDescriptors))
+        try readEdges(of: Set(fileDescriptors.map(Descriptor.init)))
     }
 
-    private func readEdges(of fds: Set<Int32>) throws(GPIOError) -> [ButtonEdge] {
+    private func readEdges(of fds: Set<Descriptor>) throws(GPIOError) -> [ButtonEdge] {
         let result: Result<[ButtonEdge], GPIOError> = lines.withLock { lines in
             var edges: [ButtonEdge] = []
-            for i in lines.indices where fds.contains(lines[i].line.fileDescriptor) {
+            for i in lines.indices where fds.contains(Descriptor(lines[i].line.fileDescriptor)) {
                 do throws(Errno) {
                     for raw in try lines[i].line.readEdges() {
                         edges.append(ButtonEdge(button: lines[i].button, pressed: raw.rising,

@@ -8,7 +8,7 @@ public func monotonicNanoseconds() -> UInt64 { SystemClock.monotonic().nanosecon
 /// with something due later (a mock button's release) still fits the daemon's event loop.
 public final class MonotonicWakeTimer: Sendable {
     private let timer: MonotonicTimer
-    public var fileDescriptor: Int32 { timer.fd.raw }
+    public var descriptor: Descriptor { timer.fd.descriptor }
 
     public init() throws(GPIOError) {
         do { timer = try MonotonicTimer() }

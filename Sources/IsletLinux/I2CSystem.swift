@@ -1,21 +1,22 @@
 import CI2C
 import IsletErrno
+import IsletSystem
 
 /// The thin seam just above the C calls of the I²C path: each function is one system or libi2c
 /// call, returning a value or the errno it failed with. Production uses `LiveI2CSystem`; tests
 /// replace it to drive both transports and every errno through `LinuxI2CBus`.
 public protocol I2CSystem: Sendable {
-    /// open(2) with O_RDWR; the file descriptor or errno.
-    func open(_ path: String) -> Result<Int32, Errno>
-    func close(_ fd: Int32)
+    /// open(2) with O_RDWR; the file descriptor (the bus owns it: `close` ends it) or errno.
+    func open(_ path: String) -> Result<Descriptor, Errno>
+    func close(_ fd: Descriptor)
     /// ioctl(I2C_FUNCS): the adapter's functionality bit mask.
-    func functionality(_ fd: Int32) -> Result<UInt, Errno>
+    func functionality(_ fd: Descriptor) -> Result<UInt, Errno>
     /// ioctl(I2C_SLAVE): selects the address later SMBus calls go to.
-    func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, Errno>
+    func setSlaveAddress(_ fd: Descriptor, _ address: UInt8) -> Result<Void, Errno>
     /// ioctl(I2C_RDWR) with one write message.
-    func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno>
+    func plainWrite(_ fd: Descriptor, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno>
     /// libi2c i2c_smbus_write_i2c_block_data: `command` then at most 32 bytes.
-    func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno>
+    func smbusBlockWrite(_ fd: Descriptor, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno>
 }
 
 /// I2C_FUNCS bits the bus looks at (linux/i2c.h).
@@ -32,30 +33,30 @@ public struct LiveI2CSystem: I2CSystem {
         r < 0 ? .failure(Errno(-r)) : .success(())
     }
 
-    public func open(_ path: String) -> Result<Int32, Errno> {
+    public func open(_ path: String) -> Result<Descriptor, Errno> {
         let r = islet_i2c_open(path)
-        return r < 0 ? .failure(Errno(-r)) : .success(r)
+        return r < 0 ? .failure(Errno(-r)) : .success(Descriptor(r))
     }
 
-    public func close(_ fd: Int32) { _ = islet_i2c_close(fd) }
+    public func close(_ fd: Descriptor) { _ = islet_i2c_close(fd.raw) }
 
-    public func functionality(_ fd: Int32) -> Result<UInt, Errno> {
+    public func functionality(_ fd: Descriptor) -> Result<UInt, Errno> {
         var funcs: UInt = 0
-        let r = islet_i2c_get_funcs(fd, &funcs)
+        let r = islet_i2c_get_funcs(fd.raw, &funcs)
         return r < 0 ? .failure(Errno(-r)) : .success(funcs)
     }
 
-    public func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, Errno> {
-        check(islet_i2c_set_slave(fd, UInt16(address)))
+    public func setSlaveAddress(_ fd: Descriptor, _ address: UInt8) -> Result<Void, Errno> {
+        check(islet_i2c_set_slave(fd.raw, UInt16(address)))
     }
 
-    public func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
+    public func plainWrite(_ fd: Descriptor, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
         guard bytes.count <= Int(UInt16.max) else { return .failure(Errno(EMSGSIZE)) }
-        return check(bytes.withUnsafeBufferPointer { islet_i2c_rdwr_write(fd, UInt16(address), $0.baseAddress, UInt16($0.count)) })
+        return check(bytes.withUnsafeBufferPointer { islet_i2c_rdwr_write(fd.raw, UInt16(address), $0.baseAddress, UInt16($0.count)) })
     }
 
-    public func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
+    public func smbusBlockWrite(_ fd: Descriptor, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
         guard bytes.count <= 32 else { return .failure(Errno(EMSGSIZE)) }
-        return check(bytes.withUnsafeBufferPointer { islet_i2c_smbus_block_write(fd, command, $0.baseAddress, UInt8($0.count)) })
+        return check(bytes.withUnsafeBufferPointer { islet_i2c_smbus_block_write(fd.raw, command, $0.baseAddress, UInt8($0.count)) })
     }
 }

@@ -10,7 +10,7 @@ public final class LinuxI2CBus: I2CBus, Sendable {
     public let devicePath: String
     public let capabilities: I2CCapabilities
     private let system: any I2CSystem
-    private let fd: Int32
+    private let fd: Descriptor
     /// Address last selected with I2C_SLAVE; 0xFF when none.
     private let selected = Mutex<UInt8>(0xFF)
 
@@ -23,7 +23,7 @@ public final class LinuxI2CBus: I2CBus, Sendable {
     public init(devicePath: String, preferred: I2CTransport? = nil, system: any I2CSystem = LiveI2CSystem()) throws(I2CError) {
         self.devicePath = devicePath
         self.system = system
-        let fd: Int32
+        let fd: Descriptor
         switch system.open(devicePath) {
         case .success(let f): fd = f
         case .failure(let e): throw I2CError.opening(device: devicePath, errno: e)

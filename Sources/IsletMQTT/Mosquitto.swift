@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CMosquitto
 import IsletErrno
 
@@ -162,7 +159,7 @@ public final class MQTTSession: @unchecked Sendable {
             var length: UInt16 = 0
             if mosquitto_property_read_binary(props, islet_prop_correlation_data(), &value, &length, false) != nil, let value {
                 correlation = Array(UnsafeRawBufferPointer(start: value, count: Int(length)))
-                free(value)
+                islet_mosq_free_property_value(value)
             }
             let event = MQTTEvent.message(topic: String(cString: topicPointer), payload: payload, retained: m.retain, correlation: correlation)
             Unmanaged<EventSink>.fromOpaque(obj).takeUnretainedValue().add(event)

@@ -55,7 +55,7 @@ package final class MQTTLink {
     private let connector: MQTTConnector
     /// The session with a socket in the table (awaiting CONNACK, or connected).
     private var session: MQTTSession?
-    private var fd: Int32 = -1
+    private var fd: Descriptor?
     package private(set) var report: Report
     /// When to try again, and when the attempt under way on the connector's thread must finish.
     private var attempt = (backoff: Backoff(initialMs: 1000, maximumMs: 60_000), deadline: MonotonicInstant?.none)
@@ -134,7 +134,7 @@ package final class MQTTLink {
     package func attach(to loop: EventLoop) throws(SystemError) {
         guard self.loop == nil else { return }
         self.loop = loop
-        try loop.register(connector.done.fd.raw) { [unowned self] _ in takeAttempt() }
+        try loop.register(connector.done.fd.descriptor) { [unowned self] _ in takeAttempt() }
         env.log.info("mqtt: connecting to \(plan.url) as \(plan.clientID), topics \(plan.topics.prefix)/…")
         beginAttempt()
     }
@@ -163,7 +163,7 @@ package final class MQTTLink {
         // The deadline stays until CONNACK: a broker (or anything else on its port) that
         // accepts the connection and never answers must not hold the link in `connecting`.
         if let error { attempt.deadline = nil; failed(error.message); return }
-        let socket = s.socket
+        let socket = Descriptor(s.socket)
         do { try loop?.register(socket, readable: true, writable: s.wantsWrite) { [unowned self] r in ready(r) } }
         catch { attempt.deadline = nil; failed("cannot watch the broker's socket: \(error)"); return }
         session = s
@@ -204,8 +204,8 @@ package final class MQTTLink {
     }
 
     private func closeSession() {
-        if fd >= 0 { loop?.unregister(fd) }
-        fd = -1
+        if let fd { loop?.unregister(fd) }
+        fd = nil
         session = nil
         inFlight = [:]
         // What a lost connection brought is not acted on: its answers could not go out.
@@ -285,7 +285,7 @@ package final class MQTTLink {
     }
 
     private func updateInterest() {
-        guard let s = session, fd >= 0 else { return }
+        guard let s = session, let fd else { return }
         loop?.watch(fd, readable: waiting.count < Self.pauseReadingAt, writable: s.wantsWrite)
     }
 

@@ -14,7 +14,7 @@ package final class EventLoop {
         var writable: Bool
     }
     private let epoll: Epoll
-    private var table: [Int32: Entry] = [:]
+    private var table: [Descriptor: Entry] = [:]
     private let deadline: any DeadlineTimer
     private var armed: MonotonicInstant?
     /// Turns taken: the daemon's wake-ups, for `status`.
@@ -23,7 +23,7 @@ package final class EventLoop {
     package init(clock: any LoopClock) throws(SystemError) {
         epoll = try Epoll()
         deadline = try clock.makeDeadlineTimer()
-        try register(deadline.fd) { [unowned self] _ in
+        try register(Descriptor(deadline.fd)) { [unowned self] _ in
             deadline.clear()
             armed = nil
         }
@@ -37,14 +37,14 @@ package final class EventLoop {
         armed = instant
     }
 
-    package func register(_ fd: Int32, readable: Bool = true, writable: Bool = false, _ handler: @escaping Handler) throws(SystemError) {
-        guard fd >= 0 else { return }
+    package func register(_ fd: Descriptor, readable: Bool = true, writable: Bool = false, _ handler: @escaping Handler) throws(SystemError) {
+        guard fd.isValid else { return }
         try epoll.add(fd, readable: readable, writable: writable)
         table[fd] = Entry(handler: handler, readable: readable, writable: writable)
     }
 
     /// Changes what a descriptor is watched for; a no-op when it is already so.
-    package func watch(_ fd: Int32, readable: Bool, writable: Bool) {
+    package func watch(_ fd: Descriptor, readable: Bool, writable: Bool) {
         guard var e = table[fd], e.readable != readable || e.writable != writable else { return }
         do { try epoll.modify(fd, readable: readable, writable: writable) } catch { return }
         e.readable = readable
@@ -53,7 +53,7 @@ package final class EventLoop {
     }
 
     /// Removes a descriptor; call it before the descriptor is closed.
-    package func unregister(_ fd: Int32) {
+    package func unregister(_ fd: Descriptor) {
         guard table.removeValue(forKey: fd) != nil else { return }
         epoll.remove(fd)
     }
@@ -66,7 +66,7 @@ package final class EventLoop {
         turns += 1
         for r in ready {
             // A handler earlier in this turn may have removed this one (a dropped client).
-            table[r.fd]?.handler(r)
+            table[r.descriptor]?.handler(r)
         }
         return ready.count
     }

@@ -17,7 +17,7 @@ public final class Logger {
         guard level <= threshold else { return }
         let line = "<\(level.rawValue)>isletd: \(message)\n"
         // A log line that cannot be written has nowhere else to go.
-        try? Posix.writeAll(2, Array(line.utf8))
+        StandardStream.error.write(line)
     }
 
     /// Logs at most once per `interval` ms for one topic; the next entry says how many were skipped.

@@ -56,8 +56,7 @@ public enum ImageFile {
     /// enlarges PNG output only (PBM stays one character per pixel, for diffs).
     public static func write(_ b: Bitmap, to path: String, scale: Int = 1) throws(WriteError) {
         if path == "-" {
-            // write(2) on fd 1 rather than stdio's global `stdout`, which Swift 6 calls unsafe.
-            do { try Posix.writeAll(1, Array(pbm(b).utf8)) }
+            do { try StandardStream.output.write(Array(pbm(b).utf8)) }
             catch { throw .cannotWrite(path: "standard output", reason: error.errno.description) }
             return
         }

@@ -33,14 +33,11 @@ public final class FileDescriptor: @unchecked Sendable {
     /// Reads what is there now, up to `capacity` bytes; [] at end of file, nil when it would block.
     public func readSome(capacity: Int) throws(Errno) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: capacity)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress, capacity) }
-            if n >= 0 { buffer.removeSubrange(n...); return buffer }
-            let e = errno
-            if e == EINTR { continue }
-            if e == EAGAIN || e == EWOULDBLOCK { return nil }
-            throw Errno(e)
-        }
+        let n = SystemCall.retryingInterrupts { buffer.withUnsafeMutableBytes { Glibc.read(raw, $0.baseAddress, capacity) } }
+        if n >= 0 { buffer.removeSubrange(n...); return buffer }
+        let e = errno
+        if e == EAGAIN || e == EWOULDBLOCK { return nil }
+        throw Errno(e)
     }
 
     /// Reads to the end of the file; past `limit` bytes it fails with EFBIG.
@@ -63,10 +60,7 @@ public final class FileDescriptor: @unchecked Sendable {
 
     /// fsync(2): the file's data and metadata are on the device.
     public func sync() throws(SystemError) {
-        while Glibc.fsync(raw) != 0 {
-            if errno == EINTR { continue }
-            throw SystemError("fsync")
-        }
+        guard SystemCall.retryingInterrupts({ Glibc.fsync(raw) }) == 0 else { throw SystemError("fsync") }
     }
 
     /// fstat(2).
@@ -97,11 +91,7 @@ public struct OpenOptions: OptionSet, Sendable {
 extension FileDescriptor {
     /// open(2), retried on EINTR (opening a FIFO or device can be interrupted).
     public static func open(_ path: String, _ options: OpenOptions = [], permissions: UInt32 = 0o644) throws(SystemError) -> FileDescriptor {
-        while true {
-            let fd = Glibc.open(path, options.rawValue | O_CLOEXEC, mode_t(permissions))
-            if fd >= 0 { return try FileDescriptor(returned: fd, "open \(path)") }
-            if errno == EINTR { continue }
-            throw SystemError("open \(path)")
-        }
+        let fd = SystemCall.retryingInterrupts { Glibc.open(path, options.rawValue | O_CLOEXEC, mode_t(permissions)) }
+        return try FileDescriptor(returned: fd, "open \(path)")
     }
 }

@@ -24,9 +24,8 @@ public final class FileLock: Sendable {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(path, [.readWrite, .create, .noFollow], permissions: 0o640) }
         catch { throw .system(error) }
-        while flock(fd.raw, LOCK_EX | LOCK_NB) != 0 {
+        if SystemCall.retryingInterrupts({ flock(fd.raw, LOCK_EX | LOCK_NB) }) != 0 {
             let e = errno
-            if e == EINTR { continue }
             if e == EWOULDBLOCK { throw .held(by: holder(of: fd)) }
             throw .system(SystemError("flock \(path)", Errno(e)))
         }

@@ -48,6 +48,30 @@ public enum FileSystem {
     /// This process may read the file (access(2) with R_OK).
     public static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
+    /// This process may run the file (access(2) with X_OK).
+    public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
+    /// Where a symbolic link points (readlink(2)), e.g. /proc/self/exe; nil when it is none.
+    public static func linkTarget(_ path: String) -> String? {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink(path, &buf, buf.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// mkdir(2) of one directory.
+    public static func makeDirectory(_ path: String, permissions: UInt32) throws(SystemError) {
+        guard mkdir(path, mode_t(permissions)) == 0 else { throw SystemError("mkdir \(path)") }
+    }
+
+    /// A new directory of this user's only, named `prefix` and six random characters (mkdtemp(3)).
+    public static func makeTemporaryDirectory(prefix: String) throws(SystemError) -> String {
+        var template = Array((prefix + "XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { b in b.baseAddress.flatMap { mkdtemp($0) } }
+        guard let made else { throw SystemError("mkdtemp \(prefix)XXXXXX") }
+        return String(cString: made)
+    }
+
     public static func remove(_ path: String) throws(SystemError) {
         guard unlink(path) == 0 else { throw SystemError("unlink \(path)") }
     }

@@ -10,23 +10,23 @@ public final class Epoll: Sendable {
 
     public init() throws(SystemError) { fd = try FileDescriptor(taking: islet_epoll_create(), operation: "epoll_create1") }
 
-    public func add(_ target: Int32, readable: Bool = true, writable: Bool = false) throws(SystemError) {
-        let r = islet_epoll_control(fd.raw, 0, target, readable ? 1 : 0, writable ? 1 : 0)
+    public func add(_ target: Descriptor, readable: Bool = true, writable: Bool = false) throws(SystemError) {
+        let r = islet_epoll_control(fd.raw, 0, target.raw, readable ? 1 : 0, writable ? 1 : 0)
         guard r == 0 else { throw SystemError("epoll_ctl add \(target)", Errno(-r)) }
     }
 
-    public func modify(_ target: Int32, readable: Bool, writable: Bool) throws(SystemError) {
-        let r = islet_epoll_control(fd.raw, 1, target, readable ? 1 : 0, writable ? 1 : 0)
+    public func modify(_ target: Descriptor, readable: Bool, writable: Bool) throws(SystemError) {
+        let r = islet_epoll_control(fd.raw, 1, target.raw, readable ? 1 : 0, writable ? 1 : 0)
         guard r == 0 else { throw SystemError("epoll_ctl mod \(target)", Errno(-r)) }
     }
 
     /// Removes a descriptor (before it is closed); a descriptor already gone is not an error.
-    public func remove(_ target: Int32) {
-        _ = islet_epoll_control(fd.raw, 2, target, 0, 0)
+    public func remove(_ target: Descriptor) {
+        _ = islet_epoll_control(fd.raw, 2, target.raw, 0, 0)
     }
 
     public struct Ready: Sendable {
-        public var fd: Int32
+        public var descriptor: Descriptor
         public var readable: Bool
         public var writable: Bool
         /// The peer is gone (EPOLLHUP or EPOLLERR), not merely done sending.
@@ -40,7 +40,7 @@ public final class Epoll: Sendable {
         let n = islet_epoll_wait(fd.raw, &fds, &flags, 64, timeoutMs)
         if n == -EINTR { return [] }
         guard n >= 0 else { throw SystemError("epoll_wait", Errno(-n)) }
-        return (0..<Int(n)).map { Ready(fd: fds[$0], readable: flags[$0] & 1 != 0, writable: flags[$0] & 2 != 0, hungUp: flags[$0] & 4 != 0) }
+        return (0..<Int(n)).map { Ready(descriptor: Descriptor(fds[$0]), readable: flags[$0] & 1 != 0, writable: flags[$0] & 2 != 0, hungUp: flags[$0] & 4 != 0) }
     }
 }
 

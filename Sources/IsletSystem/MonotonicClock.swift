@@ -38,4 +38,7 @@ public enum SystemClock {
     public static func wallNanoseconds() -> UInt64 { islet_clock_ns(1) }
     /// The wall clock (CLOCK_REALTIME) in milliseconds since 1970.
     public static func wallMilliseconds() -> Int64 { Int64(islet_clock_ns(1) / 1_000_000) }
+    /// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) in nanoseconds: work, without the
+    /// time other processes on a shared core take.
+    public static func threadCPUNanoseconds() -> UInt64 { islet_clock_ns(3) }
 }

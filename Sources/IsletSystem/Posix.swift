@@ -46,11 +46,8 @@ package enum Posix {
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
         var off = 0
         while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("write", .current)
-            }
+            let n = SystemCall.retryingInterrupts { bytes[off...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+            guard n >= 0 else { throw SystemError("write", .current) }
             off += n
         }
     }
@@ -70,6 +67,9 @@ package enum Posix {
         guard let v = getenv(name) else { return nil }
         return String(cString: v)
     }
+
+    /// Removes `name` from this process's environment (and so from its children's).
+    package static func removeEnvironment(_ name: String) { unsetenv(name) }
 
     /// Monotonic milliseconds including suspend (CLOCK_BOOTTIME).
     package static func bootMilliseconds() -> Int64 { SystemClock.bootMilliseconds() }

@@ -33,15 +33,14 @@ public enum UnixSocket {
               let fd = try? datagram()
         else { return false }
         var addr = addr0
-        while true {
-            let n = withUnsafePointer(to: &addr) { p in
+        let n = SystemCall.retryingInterrupts {
+            withUnsafePointer(to: &addr) { p in
                 p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
                     bytes.withUnsafeBytes { sendto(fd.raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), sa, len) }
                 }
             }
-            if n < 0 && errno == EINTR { continue }
-            return n == bytes.count
         }
+        return n == bytes.count
     }
 
     /// The kernel's most for a listen backlog (net.core.somaxconn caps it).
@@ -72,13 +71,8 @@ extension FileDescriptor {
         let r = try withAddress(path) { Glibc.connect(raw, $0, $1) }
         if r == 0 { return }
         guard errno == EINTR else { throw SystemError("connect \(path)") }
-        while true {
-            var p = pollfd(fd: raw, events: Int16(POLLOUT), revents: 0)
-            let n = poll(&p, 1, -1)
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw SystemError("poll") }
-            break
-        }
+        var p = pollfd(fd: raw, events: Int16(POLLOUT), revents: 0)
+        guard SystemCall.retryingInterrupts({ poll(&p, 1, -1) }) >= 0 else { throw SystemError("poll") }
         var error: Int32 = 0
         var size = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(raw, SOL_SOCKET, SO_ERROR, &error, &size) == 0 else { throw SystemError("getsockopt") }
@@ -89,51 +83,39 @@ extension FileDescriptor {
     /// (accept4 is not in Glibc's Swift module; the daemon does not fork, so setting the flags
     /// just after is as good.)
     public func accept() throws(SystemError) -> FileDescriptor? {
-        while true {
-            let fd = Glibc.accept(raw, nil, nil)
-            if fd >= 0 { Posix.makeNonblocking(fd); return try FileDescriptor(returned: fd, "accept") }
-            let e = errno
-            if e == EINTR { continue }
-            if e == EAGAIN || e == EWOULDBLOCK { return nil }
-            throw SystemError("accept", Errno(e))
-        }
+        let fd = SystemCall.retryingInterrupts { Glibc.accept(raw, nil, nil) }
+        if fd >= 0 { Posix.makeNonblocking(fd); return try FileDescriptor(returned: fd, "accept") }
+        let e = errno
+        if e == EAGAIN || e == EWOULDBLOCK { return nil }
+        throw SystemError("accept", Errno(e))
     }
 
     /// recv(2) of what is there, up to `capacity` bytes: [] when the peer has closed, nil when
     /// nothing is there now (a non-blocking socket).
     public func receive(capacity: Int) throws(SystemError) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: capacity)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(raw, $0.baseAddress, $0.count, 0) }
-            if n >= 0 { buffer.removeSubrange(n...); return buffer }
-            let e = errno
-            if e == EINTR { continue }
-            if e == EAGAIN || e == EWOULDBLOCK { return nil }
-            throw SystemError("recv", Errno(e))
-        }
+        let n = SystemCall.retryingInterrupts { buffer.withUnsafeMutableBytes { recv(raw, $0.baseAddress, $0.count, 0) } }
+        if n >= 0 { buffer.removeSubrange(n...); return buffer }
+        let e = errno
+        if e == EAGAIN || e == EWOULDBLOCK { return nil }
+        throw SystemError("recv", Errno(e))
     }
 
     /// Sends as much as the socket takes now (never SIGPIPE); the count, 0 when it is full.
     public func sendSome(_ bytes: ArraySlice<UInt8>) throws(SystemError) -> Int {
-        while true {
-            let n = bytes.withUnsafeBytes { send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n >= 0 { return n }
-            let e = errno
-            if e == EINTR { continue }
-            if e == EAGAIN || e == EWOULDBLOCK { return 0 }
-            throw SystemError("send", Errno(e))
-        }
+        let n = SystemCall.retryingInterrupts { bytes.withUnsafeBytes { send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+        if n >= 0 { return n }
+        let e = errno
+        if e == EAGAIN || e == EWOULDBLOCK { return 0 }
+        throw SystemError("send", Errno(e))
     }
 
     /// Sends every byte, blocking (never SIGPIPE: a closed peer is EPIPE).
     public func sendAll(_ bytes: [UInt8]) throws(SystemError) {
         var off = 0
         while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw SystemError("send")
-            }
+            let n = SystemCall.retryingInterrupts { bytes[off...].withUnsafeBytes { send(raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+            guard n >= 0 else { throw SystemError("send") }
             off += n
         }
     }
@@ -147,13 +129,9 @@ extension FileDescriptor {
     /// Waits up to `timeoutMs` (-1: forever) for something to read; false on timeout. A signal
     /// restarts the wait.
     public func waitReadable(timeoutMs: Int32) throws(SystemError) -> Bool {
-        while true {
-            var p = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
-            let n = poll(&p, 1, timeoutMs)
-            if n > 0 { return true }
-            if n == 0 { return false }
-            if errno == EINTR { continue }
-            throw SystemError("poll")
-        }
+        var p = pollfd(fd: raw, events: Int16(POLLIN), revents: 0)
+        let n = SystemCall.retryingInterrupts { poll(&p, 1, timeoutMs) }
+        guard n >= 0 else { throw SystemError("poll") }
+        return n > 0
     }
 }

@@ -27,10 +27,7 @@ public final class TerminalRawMode {
 
     /// tcsetattr(3), retried when a signal interrupts it.
     private static func set(_ fd: Int32, _ t: inout termios) -> Bool {
-        while tcsetattr(fd, TCSANOW, &t) != 0 {
-            if errno != EINTR { return false }
-        }
-        return true
+        SystemCall.retryingInterrupts { tcsetattr(fd, TCSANOW, &t) } == 0
     }
 }
 
@@ -47,13 +44,10 @@ public enum Terminal {
     /// Reads one byte from `fd` (the demo's keys, standard input), retrying EINTR.
     public static func readKey(from fd: Int32) -> KeyRead {
         var byte: UInt8 = 0
-        while true {
-            let n = read(fd, &byte, 1)
-            if n == 1 { return .byte(byte) }
-            if n == 0 { return .closed }
-            if errno == EINTR { continue }
-            return errno == EAGAIN || errno == EWOULDBLOCK ? .nothing : .closed
-        }
+        let n = SystemCall.retryingInterrupts { read(fd, &byte, 1) }
+        if n == 1 { return .byte(byte) }
+        if n == 0 { return .closed }
+        return errno == EAGAIN || errno == EWOULDBLOCK ? .nothing : .closed
     }
 
     /// The size of the terminal at `fd` (TIOCGWINSZ), when it is one.

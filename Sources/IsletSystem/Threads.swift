@@ -25,3 +25,18 @@ public enum DetachedThread {
         pthread_detach(thread)
     }
 }
+
+/// The calling thread.
+public enum CurrentThread {
+    /// Sleeps `milliseconds` (nanosleep(2)); a signal does not cut the sleep short.
+    public static func sleep(milliseconds ms: Int) {
+        var ts = timespec(tv_sec: ms / 1000, tv_nsec: (ms % 1000) * 1_000_000)
+        var left = timespec()
+        // The retry sleeps only what is left of the interrupted sleep.
+        _ = SystemCall.retryingInterrupts {
+            let r = nanosleep(&ts, &left)
+            if r != 0 { ts = left }
+            return r
+        }
+    }
+}

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 import IsletFrame
 
 /// One line of a mock-bus capture (display issue): `<ns since open> <addr hex> <bytes hex …>`.
@@ -96,100 +94,55 @@ enum Wire {
 /// capture whose timestamps count from its opening. Read right after the event wakes us, so it
 /// is late by our wake-up latency (microseconds on an idle core; more on a busy one).
 struct OpenWatch {
-    private let fd: Int32
+    private let watch: DirectoryWatch
     private let name: String
 
-    init?(directory: String, file: String) {
-        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard fd >= 0 else { return nil }
+    init(directory: String, file: String) throws(SystemError) {
+        watch = try DirectoryWatch(directory)
         name = file
-        guard inotify_add_watch(fd, directory, UInt32(IN_CREATE | IN_OPEN)) >= 0 else { Glibc.close(fd); return nil }
     }
 
     /// Waits up to `timeoutMs` for the file to be created or opened; our monotonic time when the
     /// event woke us, or nil.
     func poll(timeoutMs: Int) -> Int64? {
-        var buf = [UInt8](repeating: 0, count: 8192)
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard Glibc.poll(&p, 1, Int32(timeoutMs)) > 0 else { return nil }
+        guard (try? watch.fd.waitReadable(timeoutMs: Int32(timeoutMs))) == true else { return nil }
         let now = Clocks.monotonicNs()
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        return n > 0 && events(buf, n).contains(name) ? now : nil
+        return watch.names().contains(name) ? now : nil
     }
 
-    private func events(_ buf: [UInt8], _ n: Int) -> [String] {
-        var names: [String] = []
-        var off = 0
-        let header = MemoryLayout<inotify_event>.size
-        while off + header <= n {
-            let len = Int(buf[off + 12]) | Int(buf[off + 13]) << 8 | Int(buf[off + 14]) << 16 | Int(buf[off + 15]) << 24
-            let start = off + header
-            let end = min(n, start + len)
-            names.append(String(decoding: buf[start..<end].prefix(while: { $0 != 0 }), as: UTF8.self))
-            off = start + len
-        }
-        return names
-    }
-
-    func close() { Glibc.close(fd) }
+    func close() { watch.fd.close() }
 }
 
 /// A JSON Lines client of the daemon's control socket.
 struct SocketClient {
-    private let fd: Int32
+    private let fd: FileDescriptor
 
     init?(path: String) {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { Glibc.close(fd); return nil }
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        let ok = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-            }
-        }
-        guard ok else { Glibc.close(fd); return nil }
+        guard let fd = try? UnixSocket.stream(), (try? fd.connect(unixPath: path)) != nil else { return nil }
+        self.fd = fd
     }
 
     /// Sends one request line.
     func send(_ line: String) -> Bool {
-        let b = Array((line + "\n").utf8)
-        var off = 0
-        while off < b.count {
-            let n = b.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return -1 }
-                return Glibc.send(fd, base + off, raw.count - off, Int32(MSG_NOSIGNAL))
-            }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            off += n
-        }
-        return true
+        (try? fd.sendAll(Array((line + "\n").utf8))) != nil
     }
 
     /// Reads one response line (up to 1 MiB), or nil when the daemon closed or timed out.
     func receiveLine(timeoutMs: Int = 5000) -> String? {
         var out: [UInt8] = []
-        var byte: UInt8 = 0
         let deadline = Clocks.monotonicNs() + Int64(timeoutMs) * 1_000_000
         while out.count < 1 << 20 {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let left = Int32(max(0, (deadline - Clocks.monotonicNs()) / 1_000_000))
-            guard poll(&p, 1, left) > 0 else { return nil }
-            let n = recv(fd, &byte, 1, 0)
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { return nil }
+            guard (try? fd.waitReadable(timeoutMs: left)) == true else { return nil }
+            guard let got = try? fd.receive(capacity: 1) else { return nil }
+            guard let byte = got.first else { return nil }
             if byte == 10 { return String(decoding: out, as: UTF8.self) }
             out.append(byte)
         }
         return nil
     }
 
-    func close() { Glibc.close(fd) }
+    func close() { fd.close() }
 }
 
 extension StringProtocol {

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 import IsletFrame
 import IsletCore
 import IsletRender
@@ -40,8 +38,8 @@ struct CompareExport {
         }
         var blob: [UInt8] = []
         for f in frames { blob += f.bytes }
-        guard writeBinary(blob, to: framesPath) else {
-            return .failure(BusRunError(text: "cannot write \(framesPath): \(String(cString: strerror(errno)))"))
+        do { try FileSystem.writeFile(framesPath, blob, permissions: 0o644) } catch {
+            return .failure(BusRunError(text: "cannot write \(framesPath): \(error.errno)"))
         }
         var sides: [String] = []
         let transports: [(String, I2CCapabilities, I2CTransport)] = [("i2c", .plainI2C, .plainI2C), ("smbus", .smbusBlock, .smbusBlock)]
@@ -120,21 +118,5 @@ struct CompareExport {
             + "\"cpu_ns_per_tick\": \(Report.number(cpu)), \"cpu_samples\": \(samples), "
             + "\"cpu_passes\": \(passMedians.count), "
             + "\"full_frame_bytes\": \(full.bytes), \"full_frame_transactions\": \(full.transactions)}")
-    }
-
-    private func writeBinary(_ bytes: [UInt8], to path: String) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return -1 }
-                return Glibc.write(fd, base + off, raw.count - off)
-            }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            off += n
-        }
-        return true
     }
 }

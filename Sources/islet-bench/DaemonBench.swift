@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 import IsletCore
 import IsletProtocol
 
@@ -29,19 +27,18 @@ struct DaemonBench {
 
     func run(into r: inout Results) {
         func missAll(_ why: String) { for k in Self.keys { r[k] = .missing(why) } }
-        guard access(isletd, X_OK) == 0, access(isletctl, X_OK) == 0 else {
+        guard FileSystem.isExecutable(isletd), FileSystem.isExecutable(isletctl) else {
             return missAll("needs isletd and isletctl built in \(binDir)")
         }
-        var template = Array("/tmp/islet-bench-XXXXXX".utf8CString)
-        guard let dirp = template.withUnsafeMutableBufferPointer({ b in b.baseAddress.flatMap { mkdtemp($0) } }) else {
-            return missAll("cannot create a scratch directory in /tmp: \(String(cString: strerror(errno)))")
+        let dir: String
+        do { dir = try FileSystem.makeTemporaryDirectory(prefix: "/tmp/islet-bench-") } catch {
+            return missAll("cannot create a scratch directory in /tmp: \(error.errno)")
         }
-        let dir = String(cString: dirp)
         let sock = dir + "/islet.sock", state = dir + "/state"
-        mkdir(state, 0o700)
+        try? FileSystem.makeDirectory(state, permissions: 0o700)
         // ISLET_BENCH_KEEP=1 keeps the capture and isletd's log for a look at an odd figure.
         defer {
-            if getenv("ISLET_BENCH_KEEP") != nil { eprint("islet-bench: kept \(dir)") }
+            if Posix.environment("ISLET_BENCH_KEEP") != nil { eprint("islet-bench: kept \(dir)") }
             else { _ = Processes.run("/bin/rm", ["-rf", dir], scratch: "/tmp") }
         }
         let wallMinusMono = Clocks.wallNs() - Clocks.monotonicNs()
@@ -67,8 +64,8 @@ struct DaemonBench {
             return missAll("isletctl start failed on the mock bus")
         }
         Clocks.sleep(ms: 300)
-        cold.stop(signal: SIGKILL)
-        unlink(sock)
+        cold.stop(signal: .kill)
+        try? FileSystem.remove(sock)
 
         // 2. The restart: from process start to the running countdown's frame on the bus.
         let d: Daemon
@@ -101,7 +98,7 @@ struct DaemonBench {
         let status = ctl("status", "--json")?.output ?? ""
         let reference = Self.referenceInstant(status)
         let baseline = TimerBaseline(count: latenessS)
-        if getenv("ISLET_BENCH_DEBUG") != nil { eprint("islet-bench: status \(status.prefix(400))") }
+        if Posix.environment("ISLET_BENCH_DEBUG") != nil { eprint("islet-bench: status \(status.prefix(400))") }
         Clocks.sleep(ms: 1500)
         r[.wakeupsPerSRunning] = wakeups(d.pid, seconds: windowS)
         let latenessUntil = resumedAt + Int64(latenessS) * 1_000_000_000 + 1_500_000_000
@@ -196,7 +193,7 @@ struct DaemonBench {
     /// (a client's connection, a pool worker) and a thread's counts leave /proc with it, so the
     /// threads are sampled every 100 ms and each one's growth is summed: a thread born in the
     /// window counts from zero, one that dies keeps what it had at the last sample.
-    func wakeups(_ pid: pid_t, seconds: Int) -> Figure {
+    func wakeups(_ pid: Int32, seconds: Int) -> Figure {
         guard var last = Processes.contextSwitches(pid) else { return .missing("cannot read /proc/\(pid)/task") }
         let t0 = Clocks.monotonicNs()
         let end = t0 + Int64(seconds) * 1_000_000_000
@@ -210,7 +207,7 @@ struct DaemonBench {
             last.merge(now) { $1 }
         }
         let elapsed = Double(Clocks.monotonicNs() - t0) / 1e9
-        if getenv("ISLET_BENCH_DEBUG") != nil { eprint("islet-bench: \(total) context switches of \(threads.count) threads over \(elapsed) s") }
+        if Posix.environment("ISLET_BENCH_DEBUG") != nil { eprint("islet-bench: \(total) context switches of \(threads.count) threads over \(elapsed) s") }
         return .value(Double(total) / elapsed)
     }
 

@@ -1,31 +1,29 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 
 /// Starting the real isletd on the mock bus, stopping it, and reading its capture as it grows.
 extension DaemonBench {
     /// One started isletd with its own capture file.
     final class Daemon {
-        let pid: pid_t
+        let pid: Int32
         let log: String
         let reader: CaptureReader
         let spawnedAt: Int64
         private var stopped = false
 
-        init(pid: pid_t, log: String, reader: CaptureReader, spawnedAt: Int64) {
+        init(pid: Int32, log: String, reader: CaptureReader, spawnedAt: Int64) {
             self.pid = pid
             self.log = log
             self.reader = reader
             self.spawnedAt = spawnedAt
         }
 
-        func stop(signal: Int32 = SIGTERM) {
+        func stop(signal: ChildProcess.Signal = .terminate) {
             guard !stopped else { return }
             stopped = true
-            kill(pid, signal)
+            ChildProcess.send(signal, to: pid)
             let until = Clocks.monotonicNs() + 3_000_000_000
             while Processes.alive(pid) && Clocks.monotonicNs() < until { Clocks.sleep(ms: 20) }
-            if Processes.alive(pid) { kill(pid, SIGKILL); _ = Processes.wait(pid) }
+            if Processes.alive(pid) { ChildProcess.send(.kill, to: pid); _ = Processes.wait(pid) }
         }
 
         var deathNote: String {
@@ -37,8 +35,9 @@ extension DaemonBench {
     /// Starts isletd on the mock bus and waits until it serves its socket (10 s at most). The
     /// capture's origin is taken from inotify unless the capture states it.
     func launch(dir: String, capture: String, sock: String, state: String, extra: [String] = []) -> Result<Daemon, SpawnError> {
-        guard let watch = OpenWatch(directory: dir, file: capture) else {
-            return .failure(SpawnError(text: "inotify is unavailable: \(String(cString: strerror(errno)))"))
+        let watch: OpenWatch
+        do { watch = try OpenWatch(directory: dir, file: capture) } catch {
+            return .failure(SpawnError(text: "inotify is unavailable: \(error.errno)"))
         }
         defer { watch.close() }
         let log = dir + "/isletd.log"

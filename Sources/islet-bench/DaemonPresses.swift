@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 import IsletProtocol
 
 /// Button to bus: presses sent through the control socket, timed against the capture's bursts.
@@ -43,7 +41,7 @@ extension DaemonBench {
         /// What the earlier method (the first burst to start after the release) read for those.
         var mergedAsBursts: [Double] = []
         let bursts = Capture.bursts(transactions)
-        let debug = getenv("ISLET_BENCH_DEBUG") != nil
+        let debug = Posix.environment("ISLET_BENCH_DEBUG") != nil
         for (k, p) in pressTimes.enumerated() {
             // The first transaction after the release, not the first burst that starts after it:
             // a release that falls within 2 ms after a tick's flush has its frame sent straight

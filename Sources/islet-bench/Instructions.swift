@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 import IsletFrame
 import IsletCore
 import IsletRender
@@ -14,12 +12,9 @@ import IsletDisplay
 enum Instructions {
     static func perTick(_ what: String, scratch: String) -> Figure {
         let candidates: [String] = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"]
-        let valgrind = candidates.first { access($0, X_OK) == 0 }
+        let valgrind = candidates.first { FileSystem.isExecutable($0) }
         guard let vg = valgrind else { return .missing("needs valgrind (Debian package valgrind)") }
-        var buf = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-        guard n > 0 else { return .missing("cannot find our own executable") }
-        let me = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let me = FileSystem.linkTarget("/proc/self/exe") else { return .missing("cannot find our own executable") }
         var totals: [Int] = []
         for passes in [1, 3] {
             guard let out = Processes.run(vg, ["--tool=callgrind", "--callgrind-out-file=/dev/null",

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 
 /// MQTT figures on Debian's mosquitto, started here on a loopback port of its own, with the
 /// real isletd on the mock bus: bytes on the broker per transition, a command on the broker to
@@ -22,22 +20,20 @@ struct MQTTBench {
 
     func run(into r: inout Results) {
         func missAll(_ why: String) { for k in Self.keys { r[k] = .missing(why) } }
-        for p in [Self.broker, Self.pub, Self.sub] where access(p, X_OK) != 0 {
+        for p in [Self.broker, Self.pub, Self.sub] where !FileSystem.isExecutable(p) {
             return missAll("needs \(p) (Debian's mosquitto and mosquitto-clients; make bench installs them)")
         }
-        var template = Array("/tmp/islet-bench-mqtt-XXXXXX".utf8CString)
-        guard let dirp = template.withUnsafeMutableBufferPointer({ b in b.baseAddress.flatMap { mkdtemp($0) } }) else {
+        guard let dir = try? FileSystem.makeTemporaryDirectory(prefix: "/tmp/islet-bench-mqtt-") else {
             return missAll("cannot create a scratch directory in /tmp")
         }
-        let dir = String(cString: dirp)
-        var children: [pid_t] = []
+        var children: [Int32] = []
         defer {
-            for p in children { kill(p, SIGTERM); _ = Processes.wait(p) }
-            if getenv("ISLET_BENCH_KEEP") == nil { _ = Processes.run("/bin/rm", ["-rf", dir], scratch: "/tmp") }
+            for p in children { ChildProcess.send(.terminate, to: p); _ = Processes.wait(p) }
+            if Posix.environment("ISLET_BENCH_KEEP") == nil { _ = Processes.run("/bin/rm", ["-rf", dir], scratch: "/tmp") }
         }
         // A port of our own on loopback: the first one mosquitto can bind.
         var port = 0
-        for candidate in stride(from: 21883 + Int(getpid() % 500) * 7, to: 26000, by: 7) {
+        for candidate in stride(from: 21883 + Int(Identity.processID % 500) * 7, to: 26000, by: 7) {
             let conf = dir + "/mosquitto.conf"
             Processes.write(conf, "listener \(candidate) 127.0.0.1\nallow_anonymous true\npersistence false\n")
             guard case .success(let pid) = Processes.spawn(Self.broker, ["-c", conf], log: dir + "/mosquitto.log") else { continue }
@@ -47,7 +43,7 @@ struct MQTTBench {
                 port = candidate
                 break
             }
-            kill(pid, SIGKILL)
+            ChildProcess.send(.kill, to: pid)
             _ = Processes.wait(pid)
         }
         guard port > 0 else { return missAll("mosquitto did not start on a loopback port (\(dir)/mosquitto.log)") }
@@ -61,11 +57,11 @@ struct MQTTBench {
         let config = dir + "/isletd.conf"
         Processes.write(config, "[mqtt]\nurl = mqtt://127.0.0.1:\(port)\nclient_id = bench\nkeepalive = \(keepaliveS)\n[sync]\ngroup = bench\ndevice_name = a\n")
         let sock = dir + "/islet.sock", state = dir + "/state"
-        mkdir(state, 0o700)
+        try? FileSystem.makeDirectory(state, permissions: 0o700)
         // The peer: its own directory, capture and socket, in the same group.
         let peerDir = dir + "/b"
-        mkdir(peerDir, 0o700)
-        mkdir(peerDir + "/state", 0o700)
+        try? FileSystem.makeDirectory(peerDir, permissions: 0o700)
+        try? FileSystem.makeDirectory(peerDir + "/state", permissions: 0o700)
         Processes.write(peerDir + "/isletd.conf", "[mqtt]\nurl = mqtt://127.0.0.1:\(port)\nclient_id = bench-b\nkeepalive = \(keepaliveS)\ndiscovery = off\n[sync]\ngroup = bench\ndevice_name = b\n")
         var peer: DaemonBench.Daemon?
         switch bench.launch(dir: peerDir, capture: "mqtt.txt", sock: peerDir + "/islet.sock", state: peerDir + "/state",
@@ -182,33 +178,17 @@ struct MQTTBench {
 
 /// A child whose stdin is a pipe we write lines to.
 final class Feeder {
-    let pid: pid_t
-    private let fd: Int32
+    let pid: Int32
+    private let input: FileDescriptor
 
     init?(_ path: String, _ args: [String], log: String) {
-        var p: [Int32] = [0, 0]
-        guard pipe(&p) == 0 else { return nil }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, p[0], 0)
-        posix_spawn_file_actions_addclose(&actions, p[1])
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, nil, argv, environ)
-        close(p[0])
-        guard rc == 0 else { close(p[1]); return nil }
-        pid = child
-        fd = p[1]
+        guard let child = try? ChildProcess.spawn(path, args, logAppendedTo: log, pipeInput: true),
+              let input = child.input else { return nil }
+        pid = child.pid
+        self.input = input
     }
 
     func send(_ line: String) -> Bool {
-        let bytes = Array(line.utf8)
-        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+        (try? input.writeAll(Array(line.utf8))) != nil
     }
-
-    deinit { close(fd) }
 }

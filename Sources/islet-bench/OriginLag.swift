@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 
 /// How late inotify tells us that another process created a file: the error of a capture origin
 /// taken from inotify. A child (`islet-bench touch PATH`) reads CLOCK_MONOTONIC, creates the file
@@ -8,9 +6,7 @@ import Glibc
 enum OriginLag {
     static func touch(_ path: String) -> Int32 {
         let t = Clocks.monotonicNs()
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return 1 }
-        close(fd)
+        guard (try? FileSystem.writeFile(path, [], permissions: 0o644)) != nil else { return 1 }
         print(t)
         return 0
     }
@@ -21,7 +17,7 @@ enum OriginLag {
         var lags: [Double] = []
         for i in 0..<samples {
             let name = "lag-\(i)"
-            guard let watch = OpenWatch(directory: dir, file: name) else { return nil }
+            guard let watch = try? OpenWatch(directory: dir, file: name) else { return nil }
             defer { watch.close() }
             let out = dir + "/lag.out"
             guard case .success(let pid) = Processes.spawn(me, ["touch", dir + "/" + name], log: out) else { return nil }
@@ -32,8 +28,8 @@ enum OriginLag {
             }
             _ = Processes.wait(pid)
             let text = Processes.readFile(out) ?? ""
-            unlink(out)
-            unlink(dir + "/" + name)
+            try? FileSystem.remove(out)
+            try? FileSystem.remove(dir + "/" + name)
             guard let w = woke, let t = Int64(text.split(separator: "\n").last ?? "") else { continue }
             lags.append(Double(w - t) / 1000)
         }

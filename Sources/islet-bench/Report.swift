@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 import IsletCore
 import IsletFrame
 
@@ -56,21 +54,8 @@ enum Report {
 
     /// Writes a whole file; returns an error text naming the path and errno, or nil.
     static func write(_ text: String, to path: String) -> String? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "cannot write \(path): \(String(cString: strerror(errno)))" }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { buf -> Int in
-                guard let base = buf.baseAddress else { return 0 }
-                return Glibc.write(fd, base + off, buf.count - off)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return "cannot write \(path): \(String(cString: strerror(errno)))"
-            }
-            off += n
+        do { try FileSystem.writeFile(path, Array(text.utf8), permissions: 0o644) } catch {
+            return "cannot write \(path): \(error.errno)"
         }
         return nil
     }
@@ -78,16 +63,5 @@ enum Report {
     static func today() -> String { ISO8601.format(Instant(milliseconds: Clocks.wallNs() / 1_000_000)) }
 }
 
-/// Writes a line to standard error (the C `stderr` global is not concurrency-safe in Swift 6).
-func eprint(_ s: String) {
-    let b = Array((s + "\n").utf8)
-    b.withUnsafeBytes { raw in
-        guard let base = raw.baseAddress else { return }
-        var off = 0
-        while off < raw.count {
-            let n = Glibc.write(2, base + off, raw.count - off)
-            if n <= 0 { if errno == EINTR { continue }; return }
-            off += n
-        }
-    }
-}
+/// Writes a line to standard error.
+func eprint(_ s: String) { StandardStream.error.writeLine(s) }

@@ -1,8 +1,4 @@
 import IsletSystem
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What this machine gives any program: a thread that does nothing but sleep on a timerfd armed
 /// at each whole second (absolute CLOCK_MONOTONIC, as isletd arms its deadlines) and notes how
@@ -11,29 +7,32 @@ import Glibc
 final class TimerBaseline: @unchecked Sendable {
     // @unchecked: `samples` is written by the thread and read only after `finished` is signalled.
     private var samples: [Double] = []
-    private let finished = DispatchSemaphore(value: 0)
+    /// Signalled once by the thread when it is done (nil: no eventfd, and so no thread).
+    private let finished = try? EventCounter()
     private let stealBefore = TimerBaseline.stealJiffies()
 
     /// Starts `count` wake-ups at the next whole seconds (plus `phaseMs`, off the daemon's ticks).
     init(count: Int, phaseMs: Int64 = 500) {
-        Thread.detachNewThread { [self] in
-            defer { finished.signal() }
+        guard finished != nil else { return }
+        // The thread keeps `self` until it is done; a thread that cannot start leaves no samples.
+        let started: Void? = try? DetachedThread.start { [self] in
+            defer { finished?.signal() }
             guard let timer = try? MonotonicTimer() else { return }
             let start = SystemClock.monotonic().nanoseconds / 1_000_000_000 + 1
             for k in 0..<UInt64(count) {
                 let due = MonotonicInstant(nanoseconds: (start + k) * 1_000_000_000 + UInt64(phaseMs) * 1_000_000)
                 guard (try? timer.arm(at: due)) != nil else { return }
-                var p = pollfd(fd: timer.fd.raw, events: Int16(POLLIN), revents: 0)
-                while poll(&p, 1, -1) < 0 && errno == EINTR {}
+                _ = try? timer.fd.waitReadable(timeoutMs: -1)
                 _ = timer.clear()
                 samples.append(Double(SystemClock.monotonic().nanoseconds(since: due)) / 1e6)
             }
         }
+        if started == nil { finished?.signal() }
     }
 
     /// Waits for the last wake-up; a note for bench.json.
     func note() -> String {
-        finished.wait()
+        if let finished { _ = try? finished.fd.waitReadable(timeoutMs: -1) }
         let steal = TimerBaseline.stealJiffies().map { s in stealBefore.map { s - $0 } ?? 0 }
         guard let p50 = Stats.median(samples), let p99 = Stats.percentile(samples, 99), let worst = samples.max() else {
             return "no samples (timerfd unavailable)"
@@ -44,7 +43,8 @@ final class TimerBaseline: @unchecked Sendable {
 
     /// The machine's steal time so far, in jiffies of 10 ms (the 8th figure of /proc/stat's cpu line).
     static func stealJiffies() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+        guard case .success(let bytes) = FileSystem.readFile("/proc/stat"),
+              case let text = String(decoding: bytes, as: UTF8.self),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
         let f = line.split(separator: " ")
         return f.count > 8 ? Int(f[8]) : nil

@@ -1,9 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 // islet-bench: measures what matters for a display daemon on a small board and writes
 // bench.json (see docs/PERFORMANCE.md). `make bench` runs it in release mode.
+import IsletSystem
+
 let usage = """
 usage: islet-bench [--json PATH] [--quick] [--skip-daemon | --skip-library | --mqtt-only] [--bin-dir DIR]
        islet-bench export --frames PATH --json PATH
@@ -21,7 +19,7 @@ usage: islet-bench [--json PATH] [--quick] [--skip-daemon | --skip-library | --m
 
 // The allocation counter (LD_PRELOAD) is for this process only: isletd and isletctl, started
 // below, must run as they do in production.
-unsetenv("LD_PRELOAD")
+Posix.removeEnvironment("LD_PRELOAD")
 
 var args = Array(CommandLine.arguments.dropFirst())
 var jsonPath = "bench.json"
@@ -34,7 +32,7 @@ while !args.isEmpty {
     func value() -> String {
         guard !args.isEmpty else {
             eprint("islet-bench: \(a) needs a value\n\(usage)")
-            exit(64)
+            ThisProcess.exit(64)
         }
         return args.removeFirst()
     }
@@ -50,22 +48,22 @@ while !args.isEmpty {
     case "loop": loop = value()
     case "touch": touchPath = value()
     case "--passes": passes = Int(value()) ?? 1
-    case "-h", "--help": print(usage); exit(0)
+    case "-h", "--help": print(usage); ThisProcess.exit(0)
     default:
         eprint("islet-bench: unknown argument \(a)\n\(usage)")
-        exit(64)
+        ThisProcess.exit(64)
     }
 }
 
-if let what = loop { exit(Instructions.loop(what, passes: passes)) }
-if let path = touchPath { exit(OriginLag.touch(path)) }
+if let what = loop { ThisProcess.exit(Instructions.loop(what, passes: passes)) }
+if let path = touchPath { ThisProcess.exit(OriginLag.touch(path)) }
 
 if export {
     guard let frames = framesPath else {
         eprint("islet-bench: export needs --frames PATH\n\(usage)")
-        exit(64)
+        ThisProcess.exit(64)
     }
-    exit(CompareExport(quick: quick).run(frames: frames, json: jsonPath))
+    ThisProcess.exit(CompareExport(quick: quick).run(frames: frames, json: jsonPath))
 }
 
 let date = Report.today()
@@ -91,6 +89,6 @@ if skipDaemon {
 print(Report.table(results, date: date), terminator: "")
 if let err = Report.write(Report.json(results, date: date), to: jsonPath) {
     eprint("islet-bench: \(err)")
-    exit(73)
+    ThisProcess.exit(73)
 }
 print("islet-bench: wrote \(jsonPath)")

@@ -7,21 +7,16 @@ import IsletProtocol
 import IsletCore
 import IsletDisplay
 import IsletConfig
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 
 /// A broken property: say which, and abort so libFuzzer keeps the input as a crash.
 func fail(_ message: String) -> Never {
     say("islet-fuzz: \(message)")
-    abort()
+    Identity.abortProcess()
 }
 
-/// A line on standard error (write(2): Swift 6 calls the C library's `stderr` unsafe).
-func say(_ s: String) {
-    let bytes = Array((s + "\n").utf8)
-    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-}
+/// A line on standard error.
+func say(_ s: String) { StandardStream.error.writeLine(s) }
 
 enum FuzzTarget: String, CaseIterable {
     case protocolLine = "protocol", config, state, capture
@@ -55,7 +50,7 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     static var selected: FuzzTarget {
-        let name = getenv("ISLET_FUZZ_TARGET").map { String(cString: $0) } ?? "protocol"
+        let name = Posix.environment("ISLET_FUZZ_TARGET") ?? "protocol"
         return FuzzTarget(rawValue: name) ?? .protocolLine
     }
 }
@@ -74,7 +69,7 @@ func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
         var argv = CommandLine.unsafeArgv
         let target = FuzzTarget.selected
         say("islet-fuzz: target \(target.rawValue) (ISLET_FUZZ_TARGET)")
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+        ThisProcess.exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
             let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
             FuzzTarget.selected.run(bytes)
             return 0
@@ -88,20 +83,13 @@ func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
         let args = Array(CommandLine.arguments.dropFirst())
         guard let first = args.first, let target = FuzzTarget(rawValue: first) else {
             print("usage: islet-fuzz \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE|DIR...")
-            exit(64)
+            ThisProcess.exit(64)
         }
         var count = 0
         for path in args.dropFirst() {
             for file in files(path) {
-                guard let f = fopen(file, "rb") else { continue }
-                var bytes: [UInt8] = []
-                var buf = [UInt8](repeating: 0, count: 65536)
-                while true {
-                    let n = fread(&buf, 1, buf.count, f)
-                    if n <= 0 { break }
-                    bytes += buf[0..<n]
-                }
-                fclose(f)
+                // An input that cannot be read is skipped, not counted.
+                guard case .success(let bytes) = FileSystem.readFile(file, limit: 1 << 30) else { continue }
                 target.run(bytes)
                 count += 1
             }
@@ -110,14 +98,8 @@ func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
     }
 
     static func files(_ path: String) -> [String] {
-        guard let d = opendir(path) else { return [path] }
-        defer { closedir(d) }
-        var out: [String] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            if name != "." && name != ".." { out.append(path + "/" + name) }
-        }
-        return out.sorted()
+        guard let names = try? FileSystem.directoryEntries(path) else { return [path] }
+        return names.map { path + "/" + $0 }.sorted()
     }
 }
 #endif

@@ -6,9 +6,7 @@ import IsletFrame
 import IsletCore
 import IsletDisplay
 import IsletRender
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 
 let args = CommandLine.arguments
 do {
@@ -36,5 +34,5 @@ do {
     }
 } catch {
     print("islet-gallery: \(error)")
-    exit(1)
+    ThisProcess.exit(1)
 }

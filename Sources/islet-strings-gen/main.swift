@@ -1,26 +1,19 @@
 // Build-time tool: turns the translator-editable tables in Sources/IsletRender/Localization
 // into Swift source, so the installed daemon carries its strings and reads no files at run time.
 // Usage: islet-strings-gen OUTPUT.swift INPUT.strings...
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletFrame
+import IsletSystem
 
 func fail(_ message: String) -> Never {
-    let bytes = Array("islet-strings-gen: \(message)\n".utf8)
-    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    exit(1)
+    StandardStream.error.writeLine("islet-strings-gen: \(message)")
+    ThisProcess.exit(1)
 }
 
 func readFile(_ path: String) -> String {
-    guard let f = fopen(path, "rb") else { fail("\(path): cannot open: \(String(cString: strerror(errno)))") }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
-        if n == 0 { break }
-        bytes += chunk[0..<n]
+    let bytes: [UInt8]
+    switch FileSystem.readFile(path, limit: 16 << 20) {
+    case .success(let b): bytes = b
+    case .failure(let e): fail("\(path): cannot open: \(e.errno)")
     }
     guard let text = String(validating: bytes, as: UTF8.self) else { fail("\(path): not valid UTF-8") }
     return text
@@ -66,7 +59,4 @@ for (language, entries) in tables {
     out += "        ]),\n"
 }
 out += "    ]\n}\n"
-guard let f = fopen(args[1], "wb") else { fail("\(args[1]): cannot write: \(String(cString: strerror(errno)))") }
-let bytes = Array(out.utf8)
-let n = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
-if n != bytes.count || fclose(f) != 0 { fail("\(args[1]): write failed") }
+do { try FileSystem.writeFile(args[1], Array(out.utf8)) } catch { fail("\(args[1]): cannot write: \(error.errno)") }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletCore
 import IsletFrame
 import IsletSystem
@@ -38,7 +35,7 @@ public enum CtlMain {
     public static func run(arguments: [String]) -> Int32 {
         // A daemon that refuses a connection closes it: a write then fails with EPIPE, which
         // isletctl reports with the daemon's reason, instead of dying silently of SIGPIPE (141).
-        signal(SIGPIPE, SIG_IGN)
+        StopAndReloadSignals.ignoreBrokenPipe()
         var args = arguments
         var socketPath: String?
         var timeoutMs = ControlClient.answerTimeoutMs
@@ -291,9 +288,9 @@ public enum CtlMain {
         }
     }
 
-    static func writeOut(_ s: String) { try? Posix.writeAll(1, Array(s.utf8)) }
+    static func writeOut(_ s: String) { StandardStream.output.write(s) }
 
-    static func printError(_ s: String) { try? Posix.writeAll(2, Array((s + "\n").utf8)) }
+    static func printError(_ s: String) { StandardStream.error.writeLine(s) }
 
     static func usageError(_ m: String) -> Int32 {
         printError("isletctl: \(m)\n\(usage)")

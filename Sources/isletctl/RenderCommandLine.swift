@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletRender
+import IsletSystem
 
 /// `isletctl render`: one frame of a single activity, written as PBM or PNG.
 extension RenderCommand {
@@ -20,41 +18,30 @@ extension RenderCommand {
     /// fonts, 73 when the file cannot be written).
     public static func run(arguments: [String]) -> Int32 {
         if arguments.contains("-h") || arguments.contains("--help") {
-            writeStandard(1, usage + "\n")
+            StandardStream.output.write(usage + "\n")
             return 0
         }
         let request: Request
         do {
             request = try parse(arguments)
         } catch {
-            writeStandard(2, "isletctl render: \(error.message)\n\(usage)\n")
+            StandardStream.error.write("isletctl render: \(error.message)\n\(usage)\n")
             return 64
         }
         let renderer: Renderer
         do {
             renderer = try Renderer()
         } catch {
-            writeStandard(2, "isletctl render: \(error)\n")
+            StandardStream.error.write("isletctl render: \(error)\n")
             return 69
         }
         let frame = render(request, with: renderer)
         do {
             try ImageFile.write(frame, to: request.output, scale: request.scale)
         } catch {
-            writeStandard(2, "isletctl render: \(error)\n")
+            StandardStream.error.write("isletctl render: \(error)\n")
             return 73
         }
         return 0
-    }
-
-    static func writeStandard(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            off += n
-        }
     }
 }

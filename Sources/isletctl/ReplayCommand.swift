@@ -1,9 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import IsletDisplay
 import IsletFrame
 import IsletRender
+import IsletSystem
 
 /// `isletctl replay FILE --controller C --size WxH [--col-offset N] -o OUT.pbm|OUT.png`
 public enum ReplayCommand {
@@ -114,18 +112,5 @@ public enum ReplayCommand {
         return scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)
     }
 
-    private static func printError(_ s: String) {
-        var err = StandardError()
-        print(s, to: &err)
-    }
-}
-
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        var s = string
-        s.withUTF8 { buf in
-            guard let base = buf.baseAddress else { return }
-            _ = Glibc.write(2, base, buf.count)
-        }
-    }
+    private static func printError(_ s: String) { StandardStream.error.writeLine(s) }
 }

@@ -1,5 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import IsletSystem
 
-exit(CtlMain.run(arguments: Array(CommandLine.arguments.dropFirst())))
+ThisProcess.exit(CtlMain.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -4,6 +4,7 @@ import IsletFrame
 import Testing
 import Synchronization
 import IsletLinux
+import IsletSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,29 +36,29 @@ final class FakeI2CSystem: I2CSystem, Sendable {
 
     var calls: [Call] { state.withLock { $0.calls } }
 
-    func open(_ path: String) -> Result<Int32, Errno> {
+    func open(_ path: String) -> Result<Descriptor, Errno> {
         state.withLock { s in
             s.calls.append(.open(path))
             if let e = s.openErrno { return .failure(Errno(e)) }
-            return .success(7)
+            return .success(Descriptor(7))
         }
     }
-    func close(_ fd: Int32) { state.withLock { $0.calls.append(.close(fd)) } }
-    func functionality(_ fd: Int32) -> Result<UInt, Errno> {
+    func close(_ fd: Descriptor) { state.withLock { $0.calls.append(.close(fd.raw)) } }
+    func functionality(_ fd: Descriptor) -> Result<UInt, Errno> {
         state.withLock { s in
             s.calls.append(.funcs)
             if let e = s.funcsErrno { return .failure(Errno(e)) }
             return .success(s.funcs)
         }
     }
-    func setSlaveAddress(_ fd: Int32, _ address: UInt8) -> Result<Void, Errno> {
+    func setSlaveAddress(_ fd: Descriptor, _ address: UInt8) -> Result<Void, Errno> {
         state.withLock { s in
             s.calls.append(.slave(address))
             if let e = s.slaveErrno[address] { return .failure(Errno(e)) }
             return .success(())
         }
     }
-    func plainWrite(_ fd: Int32, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
+    func plainWrite(_ fd: Descriptor, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
         state.withLock { s in
             s.calls.append(.plain(address, bytes))
             if let e = s.writeErrno[address] { return .failure(Errno(e)) }
@@ -65,7 +66,7 @@ final class FakeI2CSystem: I2CSystem, Sendable {
             return .success(())
         }
     }
-    func smbusBlockWrite(_ fd: Int32, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
+    func smbusBlockWrite(_ fd: Descriptor, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
         state.withLock { s in
             s.calls.append(.smbus(command, bytes))
             let slave = s.calls.reversed().compactMap { c -> UInt8? in if case .slave(let a) = c { return a }; return nil }.first ?? 0

@@ -1,6 +1,7 @@
 import IsletParts
 import IsletInput
 import IsletLinux
+import IsletSystem
 
 /// Where button edges come from: real GPIO lines or a mock. The daemon adds each of
 /// `fileDescriptors` to its own poll set (each is readable while edges are pending behind it)
@@ -23,6 +24,16 @@ extension ButtonSource {
     /// mock, a single GPIO button). Kept for callers that watch one descriptor; a loop must
     /// watch all of `fileDescriptors` for a source with several lines.
     public var fileDescriptor: Int32 { fileDescriptors.first ?? -1 }
+
+    // The typed view of the two Int32 requirements above. The requirements stay Int32 while
+    // sources outside this module (the daemon's mock) still implement them so.
+    /// `fileDescriptors`, each still owned by the source.
+    public var descriptors: [Descriptor] { fileDescriptors.map(Descriptor.init) }
+
+    /// The pending edges behind `descriptor` (one of `descriptors`), oldest first.
+    public func readEdges(from descriptor: Descriptor) throws(GPIOError) -> [ButtonEdge] {
+        try readEdges(from: descriptor.raw)
+    }
 }
 
 /// The GPIO lines are one source; IsletLinux holds the lines, the daemon the seam it reads through.

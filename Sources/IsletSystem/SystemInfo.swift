@@ -1,0 +1,23 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the machine and the running program are: for the benchmark's report of where it ran.
+public enum SystemInfo {
+    /// The kernel's release (uname(2)), e.g. "6.1.0-rpi7-rpi-v8".
+    public static var kernelRelease: String {
+        var u = utsname()
+        guard uname(&u) == 0 else { return "" }
+        return withUnsafeBytes(of: u.release) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+    }
+
+    /// The processors online now.
+    public static var onlineProcessors: Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) }
+
+    /// The address of a C symbol anywhere in the process (dlsym with RTLD_DEFAULT), or nil: how
+    /// a program finds what an LD_PRELOAD library added.
+    public static func symbol(named name: String) -> UnsafeMutableRawPointer? {
+        // RTLD_DEFAULT is the null handle in glibc.
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)
+    }
+}
