@@ -133,7 +133,7 @@ let package = Package(
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletSystem", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
         .testTarget(name: "IsletMQTTTests", dependencies: ["IsletMQTT", "IsletProtocol", "IsletCore"], swiftSettings: strict),
         .testTarget(name: "IsletConfigTests",
-                    dependencies: ["IsletConfig", "IsletInput", "IsletLinux", "IsletMQTT", "IsletProtocol", "IsletDisplay", "IsletTestSupport"],
+                    dependencies: ["IsletConfig", "IsletCore", "IsletInput", "IsletLinux", "IsletMQTT", "IsletProtocol", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     swiftSettings: strict),

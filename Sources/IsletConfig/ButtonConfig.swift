@@ -136,8 +136,8 @@ public struct ButtonConfig: Hashable, Sendable {
                 }
                 if value == "none" { map.unbind(button: name, gesture: gesture); return }
                 let pieces = value.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
-                guard let action = ButtonAction(rawValue: String(pieces[0]).configTrimmed) else {
-                    throw bad("unknown action", ButtonAction.allCases.map(\.rawValue) + ["ACTION@TIMER", "none"])
+                guard let action = ButtonAction(buttonAction: String(pieces[0]).configTrimmed) else {
+                    throw bad("unknown action", Verb.buttonActions.map(\.rawValue) + ["ACTION@TIMER", "none"])
                 }
                 var timer: String?
                 if pieces.count == 2 {

@@ -145,12 +145,10 @@ extension Daemon: Inbox {
     }
 
     private func handle(_ req: ControlRequest) throws(ProtocolError) -> Reply {
-        func change(_ intent: Intent) throws(ProtocolError) -> Reply {
-            let done = try perform(intent, timer: req.timer).get()
-            return .later(done.changed ? PendingAnswer(generation: book.nextGeneration, ticket: done.ticket) : PendingAnswer())
-        }
-        let session = config.session
         switch req.op {
+        case .verb(let verb):
+            let done = try perform(req.intent(of: verb, session: config.session, now: now), timer: req.timer).get()
+            return .later(done.changed ? PendingAnswer(generation: book.nextGeneration, ticket: done.ticket) : PendingAnswer())
         case .status: return .later(PendingAnswer(shape: .status(timer: req.timer)))
         // Over MQTT the activity topics are the stream: the answer is the snapshot alone.
         case .watch: return .later(PendingAnswer(shape: .watch))
@@ -158,17 +156,6 @@ extension Daemon: Inbox {
             let edges = try buttons.press(req.button ?? "", holdMilliseconds: UInt64(req.holdMilliseconds))
             return .later(PendingAnswer(shape: .press(pressMicroseconds: edges.pressNanoseconds / 1000,
                                                       releaseMicroseconds: edges.releaseNanoseconds / 1000)))
-        case .start:
-            return try change(.start(req.start.attributes(timer: req.timer, defaults: session)))
-        case .toggle:
-            var attrs = session.attributes
-            if let t = req.timer { attrs.timerID = t }
-            return try change(.toggle(default: attrs))
-        case .pause: return try change(.pause)
-        case .resume: return try change(.resume)
-        case .reset: return try change(.reset)
-        case .expand: return try change(.expand)
-        case .end: return try change(.end(req.dismissal.policy(now: now)))
         case .testPattern:
             panel.showTestPattern(seconds: req.patternSeconds)
             env.log.info(req.patternSeconds == 0 ? "test pattern ended" : "test pattern for \(req.patternSeconds) s")

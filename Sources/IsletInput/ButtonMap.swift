@@ -1,27 +1,19 @@
 import IsletCore
 
-/// What a button gesture asks of a timer.
-public enum ButtonAction: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// Pause ⇄ resume; when idle (or finished) it starts the config's default session.
-    case toggle
-    case pause
-    case resume
-    /// End and dismiss at once.
-    case reset
-    /// Show the expanded presentation.
-    case expand
+/// What a button gesture asks of a timer: a verb of the table a button may do
+/// (`Verb.buttonOrder`). The config is the one place an action is read; it takes only those.
+public typealias ButtonAction = Verb
 
-    public var description: String { rawValue }
+extension Verb {
+    /// The action a config value names, when a button may do it.
+    public init?(buttonAction name: String) {
+        guard let v = Verb(rawValue: name), v.buttonOrder != nil else { return nil }
+        self = v
+    }
 
     /// The core's intent for this action; `defaultSession` is what a toggle starts from idle.
     public func intent(defaultSession: ActivityAttributes) -> Intent {
-        switch self {
-        case .toggle: .toggle(default: defaultSession)
-        case .pause: .pause
-        case .resume: .resume
-        case .reset: .reset
-        case .expand: .expand
-        }
+        Intent(self, session: defaultSession, dismissal: .default)
     }
 }
 

@@ -1,10 +1,12 @@
+import IsletCore
 import IsletProtocol
 
 /// Home Assistant's MQTT discovery for Islet: one device, and per timer a phase sensor, a
 /// timestamp sensor for the end of the running cycle, a duration sensor for the paused time,
-/// five buttons and a number that starts a session of N minutes. Pure: the bridge publishes
-/// what this returns. Payloads use full key names (no abbreviations), so Home Assistant's
-/// schemas read them as they are (make test-mqtt checks them with those schemas).
+/// a button for each verb the table gives it (five) and a number that starts a session of N
+/// minutes. Pure: the bridge publishes what this returns. Payloads use full key names (no
+/// abbreviations), so Home Assistant's schemas read them as they are (make test-mqtt checks
+/// them with those schemas).
 public struct HomeAssistantDiscovery: Sendable {
     public struct Device: Sendable, Hashable {
         public var name: String
@@ -38,14 +40,21 @@ public struct HomeAssistantDiscovery: Sendable {
     /// Every config topic of this node, for finding announcements left from before.
     public var configFilter: String { "\(prefix)/+/\(node)/+/config" }
 
-    /// The entities of one timer: component, entity key, and payload fields.
-    enum Entity: CaseIterable {
-        case phase, ends, pausedRemaining, pause, resume, toggle, reset, expand, start
+    /// The entities of one timer: component, entity key, and payload fields. The buttons are
+    /// the verbs the table gives Home Assistant (`Verb.hasHomeAssistantButton`).
+    enum Entity: Hashable, CaseIterable {
+        case phase, ends, pausedRemaining
+        case button(Verb)
+        case start
+
+        static var allCases: [Entity] {
+            [.phase, .ends, .pausedRemaining] + Verb.allCases.filter(\.hasHomeAssistantButton).map(Entity.button) + [.start]
+        }
 
         var component: String {
             switch self {
             case .phase, .ends, .pausedRemaining: "sensor"
-            case .pause, .resume, .toggle, .reset, .expand: "button"
+            case .button: "button"
             case .start: "number"
             }
         }
@@ -55,11 +64,8 @@ public struct HomeAssistantDiscovery: Sendable {
             case .phase: "phase"
             case .ends: "ends"
             case .pausedRemaining: "paused_remaining"
-            case .pause: "pause"
-            case .resume: "resume"
-            case .toggle: "toggle"
-            case .reset: "reset"
-            case .expand: "expand"
+            // The op it sends: the button's topic names it.
+            case .button(let verb): verb.rawValue
             case .start: "start_minutes"
             }
         }
@@ -70,6 +76,18 @@ public struct HomeAssistantDiscovery: Sendable {
             case .start: "start minutes"
             default: key
             }
+        }
+    }
+
+    /// A button's icon in Home Assistant.
+    static func icon(_ verb: Verb) -> String {
+        switch verb {
+        case .pause: "mdi:pause"
+        case .resume: "mdi:play"
+        case .toggle: "mdi:play-pause"
+        case .reset: "mdi:stop"
+        case .expand: "mdi:arrow-expand"
+        case .start, .end: "mdi:timer"
         }
     }
 
@@ -162,11 +180,10 @@ public struct HomeAssistantDiscovery: Sendable {
             o["device_class"] = .string("duration")
             o["unit_of_measurement"] = .string("s")
             o["value_template"] = .string("{{ value_json.remaining_seconds | round(0) | int if \(defined) and value_json.phase == 'paused' and value_json.remaining_seconds is defined else 'None' }}")
-        case .pause, .resume, .toggle, .reset, .expand:
+        case .button(let verb):
             o["command_topic"] = .string(topics.command)
-            o["payload_press"] = .string(String(decoding: Self.encode(["op": .string(e.key), "timer": .string(timer)]), as: UTF8.self))
-            o["icon"] = .string(["pause": "mdi:pause", "resume": "mdi:play", "toggle": "mdi:play-pause",
-                                 "reset": "mdi:stop", "expand": "mdi:arrow-expand"][e.key] ?? "mdi:timer")
+            o["payload_press"] = .string(String(decoding: Self.encode(["op": .string(verb.rawValue), "timer": .string(timer)]), as: UTF8.self))
+            o["icon"] = .string(Self.icon(verb))
         case .start:
             o["command_topic"] = .string(topics.command)
             o["command_template"] = .string("{\"op\":\"start\",\"timer\":\"\(timer)\",\"seconds\":{{ (value | float * 60) | round(0) | int }}}")

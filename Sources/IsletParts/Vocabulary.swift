@@ -12,27 +12,13 @@ public struct DaemonStartError: Error, CustomStringConvertible {
 extension Intent {
     /// The intent's name for the log (the attributes are in the state file).
     package var name: String {
-        switch self {
-        case .start: "start"
-        case .pause: "pause"
-        case .resume: "resume"
-        case .toggle: "toggle"
-        case .reset: "reset"
-        case .end: "end"
-        case .expand: "expand"
-        case .markStale: "mark stale"
-        case .markFresh: "mark fresh"
-        }
+        if let verb { return verb.rawValue }
+        return self == .markStale ? "mark stale" : "mark fresh"
     }
 
     /// Whether the intent is a person's change, shared with a sync group (marking stale is
-    /// each display's own judgement of its clock).
-    package var isSharedChange: Bool {
-        switch self {
-        case .start, .pause, .resume, .toggle, .reset, .end, .expand: true
-        case .markStale, .markFresh: false
-        }
-    }
+    /// each display's own judgement of its clock: no verb).
+    package var isSharedChange: Bool { verb?.isSharedWithGroup ?? false }
 }
 
 extension MonotonicInstant {

@@ -11,12 +11,6 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
     public static func from(_ r: Rejection) -> ProtocolError { ProtocolError(r.code.rawValue, r.message) }
 }
 
-/// The operations a client may ask for.
-public enum ControlOp: String, Sendable, CaseIterable {
-    case start, pause, resume, toggle, reset, end, expand, status, watch, press
-    case testPattern = "test_pattern"
-}
-
 /// `end`'s dismissal as sent: the instant for `after` is computed when the request is applied.
 public enum DismissalRequest: Hashable, Sendable {
     case immediate
@@ -96,11 +90,18 @@ public struct ControlRequest: Hashable, Sendable {
     /// Which fields each op accepts besides `op` and `timer`.
     static func fields(of op: ControlOp) -> Set<String> {
         switch op {
-        case .start: ["kind", "seconds", "cycles", "language", "title", "cycle_end_seconds", "stale_after_seconds"]
-        case .end: ["dismissal"]
+        case .verb(let verb): fields(of: verb.argument)
         case .press: ["button", "hold_ms"]
         case .testPattern: ["seconds"]
-        case .pause, .resume, .toggle, .reset, .expand, .status, .watch: []
+        case .status, .watch: []
+        }
+    }
+
+    static func fields(of argument: Verb.Argument) -> Set<String> {
+        switch argument {
+        case .session: ["kind", "seconds", "cycles", "language", "title", "cycle_end_seconds", "stale_after_seconds"]
+        case .dismissal: ["dismissal"]
+        case .none: []
         }
     }
 
@@ -174,33 +175,38 @@ public struct ControlRequest: Hashable, Sendable {
             r.requestID = id
         }
         switch op {
-        case .start:
-            switch try string("kind") {
-            case nil, "countdown"?: r.start.stopwatch = false
-            case "stopwatch"?: r.start.stopwatch = true
-            case let k?: throw ProtocolError("invalid_field", "\"kind\" must be countdown or stopwatch (got \"\(k)\")")
-            }
-            r.start.seconds = try seconds("seconds")
-            r.start.cycles = try integer("cycles")
-            if let c = r.start.cycles, c < 0 { throw ProtocolError("invalid_field", "\"cycles\" must be 0 (open-ended) or more") }
-            r.start.language = try string("language")
-            r.start.title = try string("title")
-            r.start.cycleEndSeconds = try seconds("cycle_end_seconds")
-            r.start.staleAfterSeconds = try seconds("stale_after_seconds")
-            if r.start.stopwatch, r.start.seconds != nil || r.start.cycles != nil {
-                throw ProtocolError("invalid_field", "a stopwatch takes no \"seconds\" or \"cycles\"")
-            }
-        case .end:
-            switch o["dismissal"] {
-            case nil, .null?, .string("default")?: r.dismissal = .default
-            case .string("immediate")?: r.dismissal = .immediate
-            case .object(let d)?:
-                guard d.count == 1, case .number(let s)? = d["after_seconds"], s >= 0, Duration.jsonSeconds(s) != nil else {
-                    throw ProtocolError("invalid_field", "\"dismissal\" object must be {\"after_seconds\": N} with N >= 0")
+        case .verb(let verb):
+            switch verb.argument {
+            case .session:
+                switch try string("kind") {
+                case nil, "countdown"?: r.start.stopwatch = false
+                case "stopwatch"?: r.start.stopwatch = true
+                case let k?: throw ProtocolError("invalid_field", "\"kind\" must be countdown or stopwatch (got \"\(k)\")")
                 }
-                r.dismissal = .afterSeconds(s)
-            case let v?:
-                throw ProtocolError("invalid_field", "\"dismissal\" must be \"immediate\", \"default\" or {\"after_seconds\": N} (got \(v.typeName))")
+                r.start.seconds = try seconds("seconds")
+                r.start.cycles = try integer("cycles")
+                if let c = r.start.cycles, c < 0 { throw ProtocolError("invalid_field", "\"cycles\" must be 0 (open-ended) or more") }
+                r.start.language = try string("language")
+                r.start.title = try string("title")
+                r.start.cycleEndSeconds = try seconds("cycle_end_seconds")
+                r.start.staleAfterSeconds = try seconds("stale_after_seconds")
+                if r.start.stopwatch, r.start.seconds != nil || r.start.cycles != nil {
+                    throw ProtocolError("invalid_field", "a stopwatch takes no \"seconds\" or \"cycles\"")
+                }
+            case .dismissal:
+                switch o["dismissal"] {
+                case nil, .null?, .string("default")?: r.dismissal = .default
+                case .string("immediate")?: r.dismissal = .immediate
+                case .object(let d)?:
+                    guard d.count == 1, case .number(let s)? = d["after_seconds"], s >= 0, Duration.jsonSeconds(s) != nil else {
+                        throw ProtocolError("invalid_field", "\"dismissal\" object must be {\"after_seconds\": N} with N >= 0")
+                    }
+                    r.dismissal = .afterSeconds(s)
+                case let v?:
+                    throw ProtocolError("invalid_field", "\"dismissal\" must be \"immediate\", \"default\" or {\"after_seconds\": N} (got \(v.typeName))")
+                }
+            case .none:
+                break
             }
         case .press:
             guard let b = try string("button"), !b.isEmpty else { throw ProtocolError("missing_field", "\"press\" needs \"button\"") }
@@ -214,7 +220,7 @@ public struct ControlRequest: Hashable, Sendable {
                 throw ProtocolError("invalid_field", "\"seconds\" is out of range: 0 (end the pattern) to \(maximumPatternSeconds)")
             }
             r.patternSeconds = s
-        case .pause, .resume, .toggle, .reset, .expand, .status, .watch:
+        case .status, .watch:
             break
         }
         return r
@@ -226,28 +232,51 @@ public struct ControlRequest: Hashable, Sendable {
         if let timer { o["timer"] = .string(timer) }
         if let requestID { o["request_id"] = .string(requestID) }
         switch op {
-        case .start:
-            o["kind"] = .string(start.stopwatch ? "stopwatch" : "countdown")
-            if let v = start.seconds { o["seconds"] = .number(v) }
-            if let v = start.cycles { o["cycles"] = .number(Double(v)) }
-            if let v = start.language { o["language"] = .string(v) }
-            if let v = start.title { o["title"] = .string(v) }
-            if let v = start.cycleEndSeconds { o["cycle_end_seconds"] = .number(v) }
-            if let v = start.staleAfterSeconds { o["stale_after_seconds"] = .number(v) }
-        case .end:
-            switch dismissal {
-            case .immediate: o["dismissal"] = .string("immediate")
-            case .default: o["dismissal"] = .string("default")
-            case .afterSeconds(let s): o["dismissal"] = .object(["after_seconds": .number(s)])
+        case .verb(let verb):
+            switch verb.argument {
+            case .session:
+                o["kind"] = .string(start.stopwatch ? "stopwatch" : "countdown")
+                if let v = start.seconds { o["seconds"] = .number(v) }
+                if let v = start.cycles { o["cycles"] = .number(Double(v)) }
+                if let v = start.language { o["language"] = .string(v) }
+                if let v = start.title { o["title"] = .string(v) }
+                if let v = start.cycleEndSeconds { o["cycle_end_seconds"] = .number(v) }
+                if let v = start.staleAfterSeconds { o["stale_after_seconds"] = .number(v) }
+            case .dismissal:
+                switch dismissal {
+                case .immediate: o["dismissal"] = .string("immediate")
+                case .default: o["dismissal"] = .string("default")
+                case .afterSeconds(let s): o["dismissal"] = .object(["after_seconds": .number(s)])
+                }
+            case .none:
+                break
             }
         case .press:
             if let button { o["button"] = .string(button) }
             if holdMilliseconds > 0 { o["hold_ms"] = .number(Double(holdMilliseconds)) }
         case .testPattern:
             o["seconds"] = .number(Double(patternSeconds))
-        case .pause, .resume, .toggle, .reset, .expand, .status, .watch:
+        case .status, .watch:
             break
         }
         return JSONLines.encode(JSONValue.object(o))
+    }
+}
+
+extension ControlRequest {
+    /// The core's intent for this request of `verb` (its op): `session` is the config's, under
+    /// the request's own fields for a start; an end's dismissal is counted from `now`.
+    public func intent(of verb: Verb, session: SessionDefaults, now: Instant) -> Intent {
+        let attributes: ActivityAttributes
+        switch verb.argument {
+        case .session:
+            attributes = start.attributes(timer: timer, defaults: session)
+        case .dismissal, .none:
+            // A toggle from idle starts the config's session, for this request's timer.
+            var a = session.attributes
+            if let timer { a.timerID = timer }
+            attributes = a
+        }
+        return Intent(verb, session: attributes, dismissal: dismissal.policy(now: now))
     }
 }

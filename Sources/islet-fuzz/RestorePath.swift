@@ -66,21 +66,8 @@ enum RestorePath {
         // One activity of each kind beside the request's timer, so most ops have something to act on.
         _ = try? book.apply(.start(.countdown(minutes: 5, cycles: 3)), timer: "meditation", now: now - .seconds(100))
         _ = try? book.apply(.start(ActivityAttributes(kind: .stopwatch)), timer: "stopwatch", now: now - .seconds(50))
-        let session = SessionDefaults()
-        let intent: Intent
-        switch r.op {
-        case .start: intent = .start(r.start.attributes(timer: r.timer, defaults: session))
-        case .toggle:
-            var a = session.attributes
-            if let t = r.timer { a.timerID = t }
-            intent = .toggle(default: a)
-        case .pause: intent = .pause
-        case .resume: intent = .resume
-        case .reset: intent = .reset
-        case .expand: intent = .expand
-        case .end: intent = .end(r.dismissal.policy(now: now))
-        case .status, .watch, .press, .testPattern: return
-        }
+        guard case .verb(let verb) = r.op else { return }
+        let intent = r.intent(of: verb, session: SessionDefaults(), now: now)
         guard let outcome = try? book.apply(intent, timer: r.timer, now: now) else { return }
         if case .starting(_, let ticket) = outcome { _ = book.finishStart(ticket, saved: true) }
         do throws(InvariantViolation) { try ActivityBook.check(book.activities) }

@@ -12,7 +12,7 @@ public enum CtlMain {
       start [--minutes M | --seconds S] [--cycles N] [--language CODE] [--title T] [--timer ID]
             [--stopwatch] [--cycle-end-seconds S] [--stale-after-seconds S]
                                  start a session (no duration: the daemon's default session)
-      pause | resume | toggle | reset | expand [--timer ID]
+      \(Verb.allCases.filter { $0.argument == .none }.map(\.rawValue).joined(separator: " | ")) [--timer ID]
       end [--dismissal immediate|default|after:SECONDS] [--timer ID]
       press BUTTON [--hold-ms N]  press a mock button (daemon started with --buttons mock)
       test-pattern [--seconds S | --off]
@@ -149,7 +149,7 @@ public enum CtlMain {
                 p.request.timer = try value(a)
             case "--json": try allowed([.status, .watch], a); p.json = true
             case "--minutes":
-                try allowed([.start], a)
+                try allowed([.verb(.start)], a)
                 guard p.request.start.seconds == nil else { throw Usage(message: "give --minutes or --seconds, not both") }
                 p.request.start.seconds = try number(a) * 60
             case "--seconds" where op == .testPattern:
@@ -160,21 +160,21 @@ public enum CtlMain {
                 p.request.patternSeconds = n
             case "--off": try allowed([.testPattern], a); p.request.patternSeconds = 0
             case "--seconds":
-                try allowed([.start], a)
+                try allowed([.verb(.start)], a)
                 guard p.request.start.seconds == nil else { throw Usage(message: "give --minutes or --seconds, not both") }
                 p.request.start.seconds = try number(a)
             case "--cycles":
-                try allowed([.start], a)
+                try allowed([.verb(.start)], a)
                 let v = try value(a)
                 guard let n = Int(v), n >= 0 else { throw Usage(message: "--cycles needs a whole number, 0 for open-ended") }
                 p.request.start.cycles = n
-            case "--language": try allowed([.start], a); p.request.start.language = try value(a)
-            case "--title": try allowed([.start], a); p.request.start.title = try value(a)
-            case "--stopwatch": try allowed([.start], a); p.request.start.stopwatch = true
-            case "--cycle-end-seconds": try allowed([.start], a); p.request.start.cycleEndSeconds = try number(a)
-            case "--stale-after-seconds": try allowed([.start], a); p.request.start.staleAfterSeconds = try number(a)
+            case "--language": try allowed([.verb(.start)], a); p.request.start.language = try value(a)
+            case "--title": try allowed([.verb(.start)], a); p.request.start.title = try value(a)
+            case "--stopwatch": try allowed([.verb(.start)], a); p.request.start.stopwatch = true
+            case "--cycle-end-seconds": try allowed([.verb(.start)], a); p.request.start.cycleEndSeconds = try number(a)
+            case "--stale-after-seconds": try allowed([.verb(.start)], a); p.request.start.staleAfterSeconds = try number(a)
             case "--dismissal":
-                try allowed([.end], a)
+                try allowed([.verb(.end)], a)
                 let v = try value(a)
                 switch v {
                 case "immediate": p.request.dismissal = .immediate

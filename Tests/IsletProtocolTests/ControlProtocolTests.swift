@@ -13,7 +13,7 @@ struct ControlProtocolTests {
     @Test("start with every field")
     func start() throws {
         let r = try parse(#"{"op":"start","timer":"eve","kind":"countdown","seconds":90,"cycles":3,"language":"he","title":"T","cycle_end_seconds":5,"stale_after_seconds":60}"#)
-        #expect(r.op == .start && r.timer == "eve")
+        #expect(r.op == .verb(.start) && r.timer == "eve")
         let a = r.start.attributes(timer: r.timer, defaults: SessionDefaults())
         #expect(a.timerID == "eve")
         #expect(a.kind == .countdown(cycle: .seconds(90), cycles: 3))
@@ -78,7 +78,7 @@ struct ControlProtocolTests {
 
     @Test("what isletctl sends parses back to the same request")
     func roundTrip() throws {
-        var r = ControlRequest(op: .start, timer: "a")
+        var r = ControlRequest(op: .verb(.start), timer: "a")
         r.start.seconds = 30
         r.start.cycles = 2
         r.start.title = "x \"quoted\""
@@ -86,7 +86,7 @@ struct ControlProtocolTests {
         #expect(line.last == 10, "one request per line")
         line.removeLast()
         #expect(try ControlRequest.parse(line) == r)
-        var e = ControlRequest(op: .end)
+        var e = ControlRequest(op: .verb(.end))
         e.dismissal = .afterSeconds(2.5)
         var l2 = e.encodedLine()
         l2.removeLast()
