@@ -25,6 +25,8 @@ public final class GPIOButtons: Sendable {
     /// The first of `fileDescriptors`: the whole source only for a single button (a loop
     /// watches them all); the daemon's `ButtonSource` offers the same for any source.
     public var fileDescriptor: Int32 { fileDescriptors.first ?? -1 }
+    /// The same, as the loop's table takes them (the lines own them).
+    public var descriptors: [Descriptor] { fileDescriptors.map(Descriptor.init) }
     /// Where each button was found, e.g. "toggle" → "gpiochip0:17 (GPIO17)", for the log.
     public let resolved: [(button: String, chip: String, offset: UInt32, name: String)]
     private let lines: Mutex<[(button: String, line: any GPIOInputLine)]>
@@ -66,9 +68,13 @@ public final class GPIOButtons: Sendable {
         try readEdges(of: [Descriptor(descriptor)])
     }
 
+    public func readEdges(from descriptor: Descriptor) throws(GPIOError) -> [ButtonEdge] {
+        try readEdges(of: [descriptor])
+    }
+
     /// Reads every line (each read returns at once when it has nothing).
     public func readEdges() throws(GPIOError) -> [ButtonEdge] {
-        try readEdges(of: Set(fileDescriptors.map(Descriptor.init)))
+        try readEdges(of: Set(descriptors))
     }
 
     private func readEdges(of fds: Set<Descriptor>) throws(GPIOError) -> [ButtonEdge] {

@@ -22,30 +22,30 @@ private func readable(_ fd: Int32, within ms: Int32) -> Bool {
         let clock = ManualLoopClock()
         let t0 = clock.monotonic().nanoseconds
         let mock = try MockButtons(buttons: ["toggle", "reset"], clock: clock)
-        #expect(!readable(mock.fileDescriptor, within: 0))
+        #expect(!readable(mock.descriptors[0].raw, within: 0))
         try mock.press(button: "toggle", holdMilliseconds: 120)
         // The press is due now: the descriptor is readable without waiting.
-        #expect(readable(mock.fileDescriptor, within: 1_000))
+        #expect(readable(mock.descriptors[0].raw, within: 1_000))
         #expect(try mock.readEdges() == [ButtonEdge(button: "toggle", pressed: true, timestampNanoseconds: t0)])
         #expect(mock.pendingCount == 1)
         // Not yet due on the test's clock, and the descriptor says so.
         clock.advance(milliseconds: 119)
-        #expect(!readable(mock.fileDescriptor, within: 0))
+        #expect(!readable(mock.descriptors[0].raw, within: 0))
         #expect(try mock.readEdges() == [])
         clock.advance(milliseconds: 1)
-        #expect(readable(mock.fileDescriptor, within: 0), "the clock reaching the release wakes the reader")
+        #expect(readable(mock.descriptors[0].raw, within: 0), "the clock reaching the release wakes the reader")
         #expect(try mock.readEdges() == [ButtonEdge(button: "toggle", pressed: false, timestampNanoseconds: t0 + 120_000_000)])
         #expect(mock.pendingCount == 0)
-        #expect(!readable(mock.fileDescriptor, within: 0))
+        #expect(!readable(mock.descriptors[0].raw, within: 0))
     }
 
     @Test func theDescriptorWakesThePollLoopAtTheRelease() throws {
         // Real monotonic clock: the release 30 ms later must wake poll by itself.
         let mock = try MockButtons(buttons: ["toggle"])
         try mock.press(button: "toggle", holdMilliseconds: 30)
-        #expect(readable(mock.fileDescriptor, within: 1_000))
+        #expect(readable(mock.descriptors[0].raw, within: 1_000))
         #expect(try mock.readEdges().map(\.pressed) == [true])
-        #expect(readable(mock.fileDescriptor, within: 2_000))
+        #expect(readable(mock.descriptors[0].raw, within: 2_000))
         let release = try mock.readEdges()
         #expect(release.map(\.pressed) == [false])
         #expect((release.first?.timestampNanoseconds ?? 0) <= monotonicNanoseconds())
@@ -203,7 +203,7 @@ private func readable(_ fd: Int32, within ms: Int32) -> Bool {
         while !done(commands), monotonicNanoseconds() < giveUp {
             let now = monotonicNanoseconds()
             let wait = interpreter.nextDeadline.map { $0 > now ? Int32(min(($0 - now) / 1_000_000 + 1, 1_000)) : 0 } ?? 1_000
-            var p = pollfd(fd: mock.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            var p = pollfd(fd: mock.descriptors[0].raw, events: Int16(POLLIN), revents: 0)
             if poll(&p, 1, wait) == 1 { commands += interpreter.handle(try mock.readEdges()) }
             commands += interpreter.advance(to: monotonicNanoseconds())
         }

@@ -42,7 +42,7 @@ public final class MockButtons: ButtonSource {
 
     public var fileDescriptor: Int32 { timer.fd }
     /// One descriptor: the deadline timer, whatever the number of buttons.
-    public var fileDescriptors: [Int32] { [timer.fd] }
+    public var descriptors: [Descriptor] { [Descriptor(timer.fd)] }
 
     private func now() -> UInt64 { clock.monotonic().nanoseconds }
 
@@ -97,7 +97,7 @@ public final class MockButtons: ButtonSource {
     /// Edges queued and not yet due.
     public var pendingCount: Int { pending.withLock { $0.count } }
 
-    public func readEdges(from descriptor: Int32) throws(GPIOError) -> [ButtonEdge] { try readEdges() }
+    public func readEdges(from descriptor: Descriptor) throws(GPIOError) -> [ButtonEdge] { try readEdges() }
 
     public func readEdges() throws(GPIOError) -> [ButtonEdge] {
         timer.clear()
