@@ -41,14 +41,6 @@ package final class MQTTLink {
         var messagesDropped = 0
     }
 
-    /// A message waiting for its turn.
-    private struct Inbound {
-        var topic: String
-        var payload: [UInt8]
-        var retained: Bool
-        var correlation: [UInt8]?
-    }
-
     private let env: PartEnvironment
     private weak var loop: EventLoop?
     private let plan: MQTTPlan
@@ -71,32 +63,6 @@ package final class MQTTLink {
     /// so the frame and the socket's clients are served between them (docs/MQTT.md "Bounds").
     private var waiting = Waiting()
     private var tenure = Tenure()
-
-    /// How long the connection has lasted, and how the last one ended.
-    private struct Tenure {
-        /// When the connection came up (a connection that lasted resets the backoff).
-        var connectedAt: MonotonicInstant?
-        /// Why the broker last ended a connection, when it said (e.g. another client took the id).
-        var brokerGoodbye: String?
-    }
-
-    /// Messages in arrival order, taken from the front.
-    private struct Waiting {
-        private var messages: [Inbound] = []
-        private var head = 0
-        var count: Int { messages.count - head }
-        mutating func append(_ m: Inbound) { messages.append(m) }
-        mutating func next() -> Inbound? {
-            guard head < messages.count else { return nil }
-            defer { head += 1 }
-            return messages[head]
-        }
-        /// Gives back the room of what was taken (not at every message: that would be quadratic).
-        mutating func compact() {
-            if head >= messages.count { clear() } else if head >= 512 { messages.removeFirst(head); head = 0 }
-        }
-        mutating func clear() { messages = []; head = 0 }
-    }
 
     /// The whole attempt, resolving and connecting and the broker's CONNACK, ends by then.
     package static let attemptTimeoutMs: Int64 = 30_000

@@ -30,46 +30,6 @@ package final class SyncGroup: DaemonPart, MQTTLinkListener {
     private var corrections = Corrections()
     package private(set) var lastConflict: String?
 
-    /// Joining the group: this connection's marker, what it heard, and the first frame's hold.
-    private struct Join {
-        /// This connection's join marker, until it comes back.
-        var token: String?
-        /// The newest record heard of each timer in this connection: after the join, ours that
-        /// the broker lacks (it restarted empty, or we were cut off) are published.
-        var heard: [String: Revision] = [:]
-        /// The group's retained state was taken once since the start.
-        var joined = false
-        /// Until then the panel shows nothing (never an old timer), at most this long.
-        let holdUntil: MonotonicInstant
-        var note: String?
-    }
-
-    private struct Beacons {
-        var due: MonotonicInstant?
-        var last: MonotonicInstant?
-    }
-
-    private struct ClockMarks {
-        /// The clock was judged off at the last look.
-        var off = false
-        /// Timers this part marked stale for the clock (only those it marks fresh again).
-        var marked: Set<String> = []
-    }
-
-    private struct Outgoing {
-        /// Timers whose record is to be published (made here, or to correct an older copy).
-        var timers: Set<String> = []
-        /// The ledger changed since the book last took a copy to save.
-        var ledgerChanged = false
-    }
-
-    /// Corrections (ours answering an older or losing copy): at most one per timer per
-    /// `correctionIntervalMs`, so replays of an old record cost one publish, not one each.
-    private struct Corrections {
-        var last: [String: MonotonicInstant] = [:]
-        var due: [String: MonotonicInstant] = [:]
-    }
-
     /// The first frame waits this long at most for the group's state (a broker that does not
     /// answer must not keep the panel dark).
     package static let joinTimeoutMs: Int64 = 5_000
