@@ -85,7 +85,7 @@ enum NetworkTargets {
     }
 
     /// A command as it arrives on `<prefix>/command`: the first byte says how many of the next
-    /// are correlation data; the rest is the payload. Id, parse and the answers' ledger.
+    /// are correlation data; the rest is the payload. One read (id and request), and the answers' ledger.
     static func command(_ bytes: [UInt8]) {
         var ledger = RequestLedger(capacity: 8, lifetimeMs: 1_000)
         var now: Int64 = 0
@@ -93,9 +93,11 @@ enum NetworkTargets {
             now += 100
             let n = min(Int(m.first ?? 0), max(0, m.count - 1))
             let payload = Array(m.dropFirst(1 + n))
-            let id = ControlRequest.requestID(in: payload)
-            if let r = try? ControlRequest.parse(payload) {
-                if let id, r.requestID != id { fail("mqtt: the id \(id) read ahead is not the request's \(r.requestID ?? "nil")") }
+            // Read once, as the bridge does: the id kept for any answer is the request's own.
+            let read = ControlRequest.read(payload)
+            let id = read.requestID
+            if case .success(let r) = read.request, r.requestID != id {
+                fail("mqtt: the id \(id ?? "nil") kept for the answer is not the request's \(r.requestID ?? "nil")")
             }
             if let id {
                 if ledger.answer(for: id, nowMs: now) == nil { ledger.record(id, answer: payload, nowMs: now) }
