@@ -31,6 +31,9 @@ let package = Package(
         // libmosquitto, driven by isletd's loop (no thread of its own but the connector's).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto",
                        providers: [.apt(["libmosquitto-dev"])]),
+        // libmicrohttpd for the web page, loaded with dlopen only when [web] is set; its header
+        // comes from libmicrohttpd-dev, the library from libmicrohttpd12 (docs/WEB.md).
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
         // A thin C shim over libgpiod whose interface does not leak the 1.6 API.
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
@@ -91,8 +94,12 @@ let package = Package(
                 dependencies: ["IsletParts", "IsletCore", "IsletSync", "IsletMQTT", "IsletProtocol", "IsletSystem",
                                "IsletClock", "IsletConfig"],
                 swiftSettings: strict),
+        // The web page: libmicrohttpd on the loop, the page's assets, its guard and its API.
+        .target(name: "IsletWeb",
+                dependencies: ["CMicroHTTPD", "IsletParts", "IsletConfig", "IsletProtocol", "IsletSystem", "IsletCore", "IsletFrame"],
+                swiftSettings: strict),
         .target(name: "IsletDaemon",
-                dependencies: ["IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
+                dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
                                "IsletClock", "IsletStore", "IsletConfig", "IsletParts", "IsletNetwork"],
                 swiftSettings: strict),

@@ -12,6 +12,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/random.h>
 
 // The C side's one EINTR retry (IsletSystem's `SystemCall.retryingInterrupts` is the Swift
 // side's): stores `call` in `result`, calling it again while a signal interrupts it.
@@ -124,4 +125,11 @@ static inline uint64_t islet_clock_ns(int clock) {
                  : clock == 3 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
     clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+// getrandom(2): fills `buffer` from the kernel's pool; the count, or -errno.
+static inline ssize_t islet_getrandom(void *buffer, size_t size) {
+    ssize_t n;
+    ISLET_RETRYING_INTERRUPTS(n, getrandom(buffer, size, 0));
+    return n < 0 ? -errno : n;
 }

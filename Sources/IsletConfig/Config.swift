@@ -64,6 +64,8 @@ public struct DaemonConfig: Sendable {
     public var mqtt: MQTTSettings?
     /// `[sync]`; nil: this display is a group of its own.
     public var sync: SyncSettings?
+    /// `[web]`; nil: no page (docs/WEB.md).
+    public var web: WebSettings?
 
     public init() {}
 }
@@ -91,6 +93,7 @@ extension DaemonConfig {
         "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title"],
         "mqtt": MQTTSettings.keys,
         "sync": SyncSettings.keys,
+        "web": WebSettings.keys,
     ]
 
     /// Sections whose keys another module interprets.
@@ -187,6 +190,10 @@ extension DaemonConfig {
             var g = sync ?? SyncSettings()
             try g.set(key: key, value: value, origin: origin)
             sync = g
+        case ("web", _):
+            var w = web ?? WebSettings()
+            try w.set(key: key, value: value, origin: origin)
+            web = w
         case ("session", "title"):
             guard value.count <= ActivityAttributes.maxTitleLength else { throw bad("at most \(ActivityAttributes.maxTitleLength) characters") }
             session.title = value.isEmpty ? nil : value
@@ -228,7 +235,7 @@ extension DaemonConfig {
             if trimmed.isEmpty { continue }
             if trimmed.hasPrefix("[") {
                 guard trimmed.hasSuffix("]"), trimmed.count > 2 else {
-                    throw ConfigError(origin, "a section header is a name in brackets on its own line: [daemon], [display], [session], [buttons], [chime], [mqtt] or [sync]")
+                    throw ConfigError(origin, "a section header is a name in brackets on its own line: [daemon], [display], [session], [buttons], [chime], [mqtt], [sync] or [web]")
                 }
                 let name = String(trimmed.dropFirst().dropLast()).trimmingSpaces
                 guard Self.keys[name] != nil || Self.delegatedSections.contains(name) else {
@@ -243,6 +250,10 @@ extension DaemonConfig {
                 if name == "sync" {
                     c.sync = c.sync ?? SyncSettings()
                     c.origins["sync"] = origin
+                }
+                if name == "web" {
+                    c.web = c.web ?? WebSettings()
+                    c.origins["web"] = origin
                 }
                 continue
             }
@@ -260,7 +271,7 @@ extension DaemonConfig {
                 value = String(value.dropFirst().dropLast())
             }
             guard let section else {
-                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons], [chime], [mqtt] or [sync]")
+                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons], [chime], [mqtt], [sync] or [web]")
             }
             guard !key.isEmpty else { throw ConfigError(origin, "missing key before \"=\"") }
             guard seen.insert("\(section).\(key)").inserted else {
@@ -291,6 +302,7 @@ extension DaemonConfig {
         _ = try panelModel(origin: origin)
         try mqtt?.validate { key in origins[key] ?? origins["mqtt"] ?? origin }
         try sync?.validate(mqtt: mqtt) { key in origins[key] ?? origins["sync"] ?? origin }
+        try web?.validate { key in origins[key] ?? origins["web"] ?? origin }
         return self
     }
 

@@ -118,26 +118,26 @@ public struct MQTTSettings: Sendable, Hashable {
     }
 
     /// A file that holds a secret must be readable by the service only: not by others.
-    static func checkPrivate(_ path: String, origin: String, what: String) throws(ConfigError) -> FileStatus {
+    static func checkPrivate(_ path: String, origin: String, what: String, section: String = "mqtt") throws(ConfigError) -> FileStatus {
         let st: FileStatus
         do { st = try FileSystem.status(path) }
-        catch { throw ConfigError(origin, "mqtt.\(what) = \(path): \(error.errno)") }
+        catch { throw ConfigError(origin, "\(section).\(what) = \(path): \(error.errno)") }
         if st.permissions & 0o004 != 0 {
-            throw ConfigError(origin, "mqtt.\(what) = \(path) is readable by every user (mode \(String(st.permissions & 0o777, radix: 8))); make it private: chmod 0640 \(path) (group islet) or 0600")
+            throw ConfigError(origin, "\(section).\(what) = \(path) is readable by every user (mode \(String(st.permissions & 0o777, radix: 8))); make it private: chmod 0640 \(path) (group islet) or 0600")
         }
         return st
     }
 
     /// The first line of a secret file, checked as above.
-    public static func secret(_ path: String, origin: String, what: String) throws(ConfigError) -> String {
-        _ = try checkPrivate(path, origin: origin, what: what)
+    public static func secret(_ path: String, origin: String, what: String, section: String = "mqtt") throws(ConfigError) -> String {
+        _ = try checkPrivate(path, origin: origin, what: what, section: section)
         switch FileSystem.readFile(path, limit: 4096) {
-        case .failure(let e): throw ConfigError(origin, "mqtt.\(what) = \(path): \(e.errno)")
+        case .failure(let e): throw ConfigError(origin, "\(section).\(what) = \(path): \(e.errno)")
         case .success(let bytes):
             let first = bytes.split(separator: 10, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
             let line = first.last == 13 ? first.dropLast() : first[...]
             guard !line.isEmpty, let text = String(validating: Array(line), as: UTF8.self) else {
-                throw ConfigError(origin, "mqtt.\(what) = \(path): the first line must hold the password (UTF-8, not empty)")
+                throw ConfigError(origin, "\(section).\(what) = \(path): the first line must hold the password (UTF-8, not empty)")
             }
             return text
         }

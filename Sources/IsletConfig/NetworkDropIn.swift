@@ -12,26 +12,47 @@ public enum NetworkDropIn {
 
     /// The drop-in for `settings`; nil when there is no `[mqtt]` (the unit stays closed).
     public static func text(for settings: MQTTSettings?, configPath: String) -> String? {
-        guard let s = settings, let url = s.url else { return nil }
-        let allowed: [String]
-        let families: String
-        if let list = s.allow {
-            allowed = list
-            families = "AF_UNIX AF_INET AF_INET6"
-        } else if url.isNumeric {
-            allowed = [url.host]
-            families = url.host.contains(":") ? "AF_UNIX AF_INET6" : "AF_UNIX AF_INET"
-        } else {
-            allowed = homeRanges
-            families = "AF_UNIX AF_INET AF_INET6"
+        text(mqtt: settings, web: nil, configPath: configPath)
+    }
+
+    /// The drop-in for `[mqtt]` and `[web]` together; nil when neither is set (the unit stays
+    /// closed). Each section adds the families and ranges it needs, and nothing more.
+    public static func text(mqtt: MQTTSettings?, web: WebSettings?, configPath: String) -> String? {
+        var families: [String] = []
+        var allowed: [String] = []
+        var why: [String] = []
+        func add(_ f: [String], _ a: [String]) {
+            for x in f where !families.contains(x) { families.append(x) }
+            for x in a where !allowed.contains(x) { allowed.append(x) }
         }
+        if let s = mqtt, let url = s.url {
+            why.append("[mqtt] url = \(url)")
+            if let list = s.allow {
+                add(["AF_INET", "AF_INET6"], list)
+            } else if url.isNumeric {
+                add([url.host.contains(":") ? "AF_INET6" : "AF_INET"], [url.host])
+            } else {
+                add(["AF_INET", "AF_INET6"], homeRanges)
+            }
+        }
+        if let w = web {
+            why.append("[web] listen = \(w.listen)")
+            let family = w.listen.isIPv6 ? "AF_INET6" : "AF_INET"
+            // `[::]` takes IPv4 clients too (as mapped addresses): the socket is AF_INET6 alone.
+            if let list = w.allow { add([family], list) }
+            else if w.listen.isLoopback { add([family], ["localhost"]) }
+            else { add([family], homeRanges) }
+        }
+        guard !why.isEmpty else { return nil }
+        let order = ["AF_INET", "AF_INET6"]
+        families.sort { order.firstIndex(of: $0) ?? 0 < order.firstIndex(of: $1) ?? 0 }
         return """
-        # Written by `isletd --network-dropin` from \(configPath): [mqtt] url = \(url).
-        # Opens the network for the MQTT broker only; without [mqtt] this file is removed and
-        # the unit has no network at all. Edit [mqtt] allow, not this file.
+        # Written by `isletd --network-dropin` from \(configPath): \(why.joined(separator: ", ")).
+        # Opens the network for these sections only; without [mqtt] and [web] this file is
+        # removed and the unit has no network at all. Edit their allow keys, not this file.
         [Service]
         PrivateNetwork=no
-        RestrictAddressFamilies=\(families)
+        RestrictAddressFamilies=AF_UNIX \(families.joined(separator: " "))
         IPAddressAllow=\(allowed.joined(separator: " "))
 
         """

@@ -1,4 +1,5 @@
 import IsletNetwork
+import IsletWeb
 import IsletParts
 import IsletInput
 import IsletSystem
@@ -74,9 +75,10 @@ public final class Daemon {
         clockWatch = ClockWatch(env, loop: loop)
         systemd = Systemd()
         let network = try NetworkParts.make(config, env, restoring: loaded.sync)
+        let web = try WebPage.make(config, env)
         // The socket last: a start-up failure above leaves no socket file behind.
         let clients = try Clients(env, config: config, socket: paths.socket)
-        parts = [buttons, clockWatch, chime, clients] + network + [systemd]
+        parts = [buttons, clockWatch, chime, clients] + web + network + [systemd]
 
         restoreTimeline(loaded)
         for p in parts { p.restored(book.activities, now: env.clock.now()) }

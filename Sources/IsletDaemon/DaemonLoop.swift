@@ -90,7 +90,7 @@ extension Daemon {
             change = snapshot()
             change?.event = "change"
         }
-        let outcome = TurnOutcome(view: view, change: change, statusText: statusText())
+        let outcome = TurnOutcome(view: view, change: change, statusText: statusText(), picture: panel)
         for p in parts { p.publish(outcome) }
         for p in parts { p.save(into: book) }
         book.submitIfDirty()

@@ -43,10 +43,10 @@ public enum DaemonMain {
     /// `--network-dropin FILE`: the unit's network for [mqtt] (the package's generator calls it
     /// at every daemon-reload); without [mqtt] the file is removed.
     static func writeNetworkDropIn(_ file: String, config: DaemonConfig, configPath: String, log: Logger) -> Int32 {
-        guard let text = NetworkDropIn.text(for: config.mqtt, configPath: configPath) else {
+        guard let text = NetworkDropIn.text(mqtt: config.mqtt, web: config.web, configPath: configPath) else {
             if FileSystem.exists(file) {
                 do { try FileSystem.remove(file) } catch { log.error("cannot remove \(file): \(error)"); return 73 }
-                print("removed \(file): no [mqtt], the unit keeps its network closed")
+                print("removed \(file): no [mqtt] and no [web], the unit keeps its network closed")
             }
             return 0
         }
@@ -58,7 +58,8 @@ public enum DaemonMain {
             log.error("cannot write \(file): \(error)")
             return 73
         }
-        print("wrote \(file): the unit may reach \(config.mqtt?.url?.description ?? "the broker")")
+        let reach = [config.mqtt?.url.map { "the broker \($0)" }, config.web.map { "the page's clients on \($0.listen)" }].compactMap { $0 }
+        print("wrote \(file): the unit may reach \(reach.joined(separator: " and "))")
         return 0
     }
 

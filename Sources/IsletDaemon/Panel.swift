@@ -14,7 +14,7 @@ import IsletConfig
 final class Panel {
     private let env: PartEnvironment
     private var settings: Settings
-    private let output: any PanelOutput
+    let output: any PanelOutput
     private let renderer: any FrameRenderer
     private(set) var policy = PresentationPolicy()
     /// The test pattern shows instead of the activities until this instant.
@@ -29,6 +29,8 @@ final class Panel {
     private(set) var counters = Counters()
     /// A frame was skipped (a display joining its group holds them): the next turn draws.
     private var owed = true
+    /// Grows with every change the glass may show (a frame sent, the display switched).
+    private(set) var pictureVersion = 0
     /// The last scene decided, and what it was decided from: an answer, the watchers' change
     /// and the frame of one turn share it.
     private var decided: (activities: [Activity], policy: PresentationPolicy, now: Instant, scene: Scene?)?
@@ -173,13 +175,18 @@ final class Panel {
                 if sent > 0 {
                     counters.busBytes += sent
                     counters.frames += 1
+                    pictureVersion += 1
                     if let e = (output as? DriverPanel)?.mock?.captureError {
                         env.log.limited(.error, topic: "capture", intervalMs: .max, nowMs: mono.milliseconds, "the capture stopped: \(e)")
                     }
                 }
-                if !output.displayIsOn { counters.busBytes += try output.setDisplay(on: true) }
+                if !output.displayIsOn {
+                    counters.busBytes += try output.setDisplay(on: true)
+                    pictureVersion += 1
+                }
             } else if output.displayIsOn {
                 counters.busBytes += try output.setDisplay(on: false)
+                pictureVersion += 1
             }
         } catch {
             failed(error, mono: mono)
@@ -209,6 +216,7 @@ final class Panel {
 
     private func failed(_ error: PanelError, mono: MonotonicInstant) {
         counters.busErrors += 1
+        pictureVersion += 1
         ready = false
         backoff.failed(at: mono)
         env.log.limited(.warning, topic: "panel", nowMs: mono.milliseconds,

@@ -24,6 +24,8 @@ public protocol PanelOutput: AnyObject {
     var displayIsOn: Bool { get }
     /// What an observer would see on the glass (emulated panels only).
     var visibleImage: PanelImage? { get }
+    /// What the glass shows, also on real glass (the frame last sent there).
+    var shownImage: PanelImage? { get }
 }
 
 /// IsletDisplay's driver on a bus: the emulated panel of the mock bus, or /dev/i2c-N.
@@ -36,6 +38,9 @@ public final class DriverPanel: PanelOutput {
     private let settings: DisplaySettings
     private let openBus: () throws(I2CError) -> any I2CBus
     private var driver: PanelDriver?
+    /// The frame the driver last sent whole to real glass (its shadow, as a frame): what the
+    /// page shows when there is no emulated panel to read back.
+    private var sent: Bitmap?
     /// The mock bus, for reading back what its emulated panel shows.
     public let mock: MockI2CBus?
 
@@ -79,8 +84,14 @@ public final class DriverPanel: PanelOutput {
 
     public func show(_ frame: Bitmap) throws(PanelError) -> Int {
         guard driver != nil else { throw PanelError("\(name): not initialized") }
-        do { return try driver?.flush(frame).wireBytes ?? 0 }
-        catch { throw PanelError("\(error)") }
+        do {
+            let bytes = try driver?.flush(frame).wireBytes ?? 0
+            sent = frame
+            return bytes
+        } catch {
+            sent = nil
+            throw PanelError("\(error)")
+        }
     }
 
     public func setDisplay(on: Bool) throws(PanelError) -> Int {
@@ -90,6 +101,12 @@ public final class DriverPanel: PanelOutput {
     }
 
     public var displayIsOn: Bool { driver?.isDisplayOn ?? false }
+
+    /// What the glass shows: the emulated panel's RAM, or on real glass the frame last sent.
+    public var shownImage: PanelImage? {
+        if mock != nil { return visibleImage }
+        return sent.map { PanelImage(width: $0.width, height: $0.height, on: displayIsOn, bytes: $0.bytes) }
+    }
 
     public var visibleImage: PanelImage? {
         guard let mock else { return nil }

@@ -114,12 +114,26 @@ package struct TurnOutcome {
     package let change: ControlResponse?
     /// systemd's one-line status.
     package let statusText: String
+    /// What the glass shows, for the sinks that show it elsewhere (the page, Home Assistant).
+    package let picture: (any PanelPicture)?
 
-    package init(view: TurnView, change: ControlResponse?, statusText: String) {
+    package init(view: TurnView, change: ControlResponse?, statusText: String, picture: (any PanelPicture)? = nil) {
         self.view = view
         self.change = change
         self.statusText = statusText
+        self.picture = picture
     }
+}
+
+/// The panel's picture for parts that show it elsewhere: read only when they need it.
+package protocol PanelPicture: AnyObject {
+    /// What the glass shows: the emulated panel's RAM on the mock bus, the frame the driver last
+    /// sent on real glass (nil before the first).
+    var image: PanelImage? { get }
+    /// Grows whenever the image may have changed (a frame sent, the display switched).
+    var version: Int { get }
+    /// The image as a PNG, each panel pixel `scale`×`scale` (1…16); nil without an image.
+    func png(scale: Int) -> [UInt8]?
 }
 
 /// How a request is answered.

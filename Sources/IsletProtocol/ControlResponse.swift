@@ -62,8 +62,10 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var mqtt: MQTTStatus?
     /// The sync group; absent without `[sync]`.
     public var sync: SyncStatus?
+    /// The web page; absent without `[web]`.
+    public var web: WebStatus?
 
-    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil, mqtt: MQTTStatus? = nil, sync: SyncStatus? = nil) {
+    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil, mqtt: MQTTStatus? = nil, sync: SyncStatus? = nil, web: WebStatus? = nil) {
         self.pid = pid
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -83,12 +85,46 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         self.panel = panel
         self.mqtt = mqtt
         self.sync = sync
+        self.web = web
     }
 
     enum CodingKeys: String, CodingKey {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
         case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
-        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt, sync
+        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt, sync, web
+    }
+}
+
+/// The web page's server, as `status` reports it (docs/WEB.md).
+public struct WebStatus: Codable, Sendable, Hashable {
+    /// Where it listens (`127.0.0.1:8080`, `[::]:8080`) and the page's address for a person.
+    public var listen: String
+    public var url: String
+    public var tls: Bool
+    public var readOnly: Bool
+    public var password: Bool
+    /// Connections open now, and event streams among them.
+    public var connections: Int
+    public var streams: Int
+    /// Requests answered since start, and those refused, by why.
+    public var requests: Int
+    public var refused: [String: Int]
+
+    package init(listen: String, url: String, tls: Bool, readOnly: Bool, password: Bool, connections: Int, streams: Int,
+                 requests: Int, refused: [String: Int]) {
+        self.listen = listen
+        self.url = url
+        self.tls = tls
+        self.readOnly = readOnly
+        self.password = password
+        self.connections = connections
+        self.streams = streams
+        self.requests = requests
+        self.refused = refused
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case listen, url, tls, readOnly = "read_only", password, connections, streams, requests, refused
     }
 }
 

@@ -94,6 +94,38 @@ public enum ImageFile {
         }
     }
 
+    /// The bitmap as PNG bytes in memory (1-bit grey, lit pixels white), each pixel
+    /// `scale`×`scale`: what the page's `frame.png` and Home Assistant's image entity send.
+    /// nil when libpng refuses (it names no reason worth more than that here).
+    public static func png(_ b: Bitmap, scale: Int) -> [UInt8]? {
+        guard (1...16).contains(scale) else { return nil }
+        let w = b.width * scale, h = b.height * scale
+        var pixels = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w where b[x / scale, y / scale] { pixels[y * w + x] = 0xFF }
+        }
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(w)
+        image.height = UInt32(h)
+        image.format = UInt32(PNG_FORMAT_GRAY)
+        // First the size (a NULL buffer asks for it), then the bytes.
+        var size = 0
+        let sized = pixels.withUnsafeBytes { buf in
+            png_image_write_to_memory(&image, nil, &size, 0, buf.baseAddress, Int32(w), nil)
+        }
+        guard sized != 0, size > 0 else { png_image_free(&image); return nil }
+        var out = [UInt8](repeating: 0, count: size)
+        let wrote = out.withUnsafeMutableBytes { dst in
+            pixels.withUnsafeBytes { src in
+                png_image_write_to_memory(&image, dst.baseAddress, &size, 0, src.baseAddress, Int32(w), nil)
+            }
+        }
+        png_image_free(&image)
+        guard wrote != 0 else { return nil }
+        return Array(out.prefix(size))
+    }
+
     /// 8-bit RGB pixels, row by row (`width * height * 3` bytes): the gallery's photo-like pictures.
     public static func writeRGBPNG(_ rgb: [UInt8], width: Int, height: Int, to path: String) throws(WriteError) {
         guard width > 0, height > 0, rgb.count == width * height * 3 else {

@@ -1,0 +1,258 @@
+import CMicroHTTPD
+import IsletSystem
+
+/// libmicrohttpd driven by the daemon's loop (docs/WEB.md "The server"): its epoll descriptor
+/// sits in the loop's table and `run` is called when it is readable or its timeout comes; every
+/// callback below runs inside `run`, on the loop's thread. One server per process (the C
+/// boundary keeps one set of callbacks).
+package final class HTTPServer {
+    package struct Settings {
+        package var address: String
+        package var port: UInt16
+        package var ipv6: Bool
+        /// Connections libmicrohttpd accepts at all; past it the socket is closed at once.
+        package var hardLimit: UInt32 = 64
+        /// Seconds of silence before libmicrohttpd cuts a connection (streams are exempt while parked).
+        package var idleSeconds: UInt32 = 30
+        /// Each connection's memory: bounds its request line and headers.
+        package var memoryBytes = 16 * 1024
+        package var certPEM: String?
+        package var keyPEM: String?
+
+        package init(address: String, port: UInt16, ipv6: Bool) {
+            self.address = address
+            self.port = port
+            self.ipv6 = ipv6
+        }
+    }
+
+    /// What the server hands the part: complete requests, and connections coming and going.
+    package weak var delegate: (any HTTPServerDelegate)?
+    private var handle: OpaquePointer?
+    /// Kept alive while the server runs: libmicrohttpd holds their pointers.
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    package private(set) var epollFD: Descriptor = Descriptor(-1)
+
+    /// Loads libmicrohttpd (only now: a daemon without `[web]` never maps it), binds, listens.
+    package init(_ s: Settings) throws(WebError) {
+        var why = [CChar](repeating: 0, count: 512)
+        if islet_web_load(&why, why.count) != 0 { throw WebError("cannot load libmicrohttpd: \(Self.text(why))") }
+        func keep(_ t: String?) -> UnsafePointer<CChar>? {
+            guard let t else { return nil }
+            let c = t.utf8CString
+            let p = UnsafeMutablePointer<CChar>.allocate(capacity: c.count)
+            _ = UnsafeMutableBufferPointer(start: p, count: c.count).initialize(from: c)
+            strings.append(p)
+            return UnsafePointer(p)
+        }
+        var c = islet_web_config()
+        c.address = keep(s.address)
+        c.port = s.port
+        c.ipv6 = s.ipv6 ? 1 : 0
+        c.connection_limit = s.hardLimit
+        c.per_ip_limit = 0
+        c.timeout_seconds = s.idleSeconds
+        c.memory_limit = s.memoryBytes
+        c.cert_pem = keep(s.certPEM)
+        c.key_pem = keep(s.keyPEM)
+        c.on_request = { context, connection, url, method, upload, uploadSize, state in
+            guard let context, let connection, let uploadSize, let state else { return 0 }
+            return HTTPServer.from(context).request(connection, url: url, method: method, upload: upload,
+                                                    uploadSize: uploadSize, state: state) ? 1 : 0
+        }
+        c.on_completed = { context, _, state, _ in
+            guard let context, let state else { return }
+            HTTPServer.from(context).completed(state)
+        }
+        c.on_connection = { context, connection, opened in
+            guard let context, let connection else { return }
+            let server = HTTPServer.from(context)
+            if opened != 0 { server.delegate?.opened(connection) } else { server.delegate?.closed(connection) }
+        }
+        c.on_log = { context, message in
+            guard let context, let message else { return }
+            HTTPServer.from(context).delegate?.log(String(cString: message))
+        }
+        c.context = Unmanaged.passUnretained(self).toOpaque()
+        guard let d = islet_web_start(&c, &why, why.count) else {
+            free()
+            throw WebError("cannot listen on \(s.ipv6 ? "[\(s.address)]" : s.address):\(s.port): \(Self.text(why))")
+        }
+        handle = d
+        epollFD = Descriptor(islet_web_epoll_fd(d))
+    }
+
+    deinit { stop() }
+
+    private static func from(_ context: UnsafeMutableRawPointer) -> HTTPServer {
+        Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    }
+
+    private static func text(_ c: [CChar]) -> String {
+        String(decoding: c.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func free() {
+        for p in strings { p.deallocate() }
+        strings = []
+    }
+
+    package static var libraryVersion: String { String(cString: islet_web_version()) }
+
+    /// Does what the sockets have ready (accepts, reads, writes, callbacks), without blocking.
+    package func run() {
+        guard let handle else { return }
+        _ = islet_web_run(handle)
+    }
+
+    /// Milliseconds until `run` is due whatever the sockets do; nil: none.
+    package var timeoutMs: Int64? {
+        guard let handle else { return nil }
+        let t = islet_web_timeout(handle)
+        return t < 0 ? nil : t
+    }
+
+    package func stop() {
+        guard let h = handle else { return }
+        handle = nil
+        islet_web_stop(h)
+        free()
+    }
+
+    // MARK: requests
+
+    /// libmicrohttpd's access handler: the first call has the headers, later ones the body in
+    /// pieces, the last one (no bytes) the end; a parked request is called again once resumed.
+    private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                         upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                         state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Bool {
+        guard let raw = state.pointee else {
+            let r = HTTPRequest(connection: connection, method: method.map { String(cString: $0) } ?? "",
+                                target: url.map { String(cString: $0) } ?? "/")
+            state.pointee = Unmanaged.passRetained(r).toOpaque()
+            delegate?.headersIn(r)
+            return true
+        }
+        let r = Unmanaged<HTTPRequest>.fromOpaque(raw).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if let upload, !r.bodyTooLarge {
+                if r.body.count + uploadSize.pointee > HTTPRequest.maximumBody {
+                    r.bodyTooLarge = true
+                    r.body = []
+                } else {
+                    upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                        r.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
+                    }
+                }
+            }
+            uploadSize.pointee = 0
+            return true
+        }
+        if let answer = r.answer {
+            r.answer = nil
+            return queue(answer, on: connection)
+        }
+        if r.parked { return true }
+        if r.served { return true }
+        r.served = true
+        delegate?.serve(r)
+        if let answer = r.answer {
+            r.answer = nil
+            return queue(answer, on: connection)
+        }
+        if !r.streaming {
+            r.parked = true
+            islet_web_suspend(connection)
+        }
+        return true
+    }
+
+    private func completed(_ state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard let raw = state.pointee else { return }
+        state.pointee = nil
+        let r = Unmanaged<HTTPRequest>.fromOpaque(raw).takeRetainedValue()
+        r.done = true
+        delegate?.finished(r)
+    }
+
+    /// Answers a request that waited (parked): it goes out at the next `run`.
+    package func answer(_ r: HTTPRequest, _ answer: HTTPAnswer) {
+        guard !r.done else { return }
+        r.answer = answer
+        if r.parked {
+            r.parked = false
+            islet_web_resume(r.connection)
+        }
+    }
+
+    private func queue(_ a: HTTPAnswer, on connection: OpaquePointer) -> Bool {
+        let response: OpaquePointer?
+        switch a.body {
+        case .bytes(let b): response = b.withUnsafeBytes { islet_web_response($0.baseAddress, $0.count) }
+        case .stream(let s):
+            let context = Unmanaged.passRetained(s).toOpaque()
+            response = islet_web_stream(context, { context, _, buffer, max in
+                guard let context, let buffer else { return islet_web_reader_error() }
+                return Unmanaged<EventStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, max: max)
+            }, { context in
+                guard let context else { return }
+                Unmanaged<EventStream>.fromOpaque(context).release()
+            })
+            if response == nil { Unmanaged<EventStream>.fromOpaque(context).release() }
+        }
+        guard let response else { return false }
+        for (name, value) in a.headers { _ = islet_web_add_header(response, name, value) }
+        let ok = islet_web_queue(connection, UInt32(a.status), response) != 0
+        islet_web_release(response)
+        return ok
+    }
+
+    /// Starts a stream on `r` now (from `serve`): headers go out, bytes as the stream gets them.
+    package func stream(_ r: HTTPRequest, _ answer: HTTPAnswer) {
+        r.streaming = true
+        r.answer = answer
+    }
+}
+
+/// Resumes a parked connection, for streams (their reader parks them).
+package enum HTTPConnections {
+    package static func suspend(_ c: OpaquePointer) { islet_web_suspend(c) }
+    package static func resume(_ c: OpaquePointer) { islet_web_resume(c) }
+    package static func fd(_ c: OpaquePointer) -> Int32 { islet_web_connection_fd(c) }
+    package static func clientAddress(_ c: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard islet_web_client_address(c, &buffer, buffer.count) == 0 else { return nil }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    package static func header(_ c: OpaquePointer, _ name: String) -> String? {
+        islet_web_header(c, name).map { String(cString: $0) }
+    }
+    package static func cookie(_ c: OpaquePointer, _ name: String) -> String? {
+        islet_web_cookie(c, name).map { String(cString: $0) }
+    }
+    package static func argument(_ c: OpaquePointer, _ name: String) -> String? {
+        islet_web_argument(c, name).map { String(cString: $0) }
+    }
+    package static func headerCount(_ c: OpaquePointer) -> Int { Int(islet_web_header_count(c)) }
+    package static var readerEnd: Int { islet_web_reader_end() }
+    package static var readerError: Int { islet_web_reader_error() }
+}
+
+/// What the server tells the part; all on the loop's thread, inside `HTTPServer.run`.
+package protocol HTTPServerDelegate: AnyObject {
+    func opened(_ connection: OpaquePointer)
+    func closed(_ connection: OpaquePointer)
+    /// The request line and headers are in (the body is not).
+    func headersIn(_ request: HTTPRequest)
+    /// The request is whole: answer it now (`answer`), stream it, or leave it parked and answer later.
+    func serve(_ request: HTTPRequest)
+    func finished(_ request: HTTPRequest)
+    func log(_ message: String)
+}
+
+/// An error of the web server, in words for the log.
+package struct WebError: Error, CustomStringConvertible {
+    package let message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
+}

@@ -1,0 +1,261 @@
+import IsletParts
+import IsletConfig
+import IsletSystem
+import IsletProtocol
+import IsletCore
+
+/// The web page (docs/WEB.md): one more part of the loop, a source of requests and a sink of
+/// changes like the control socket. Every request goes through the inbox as the socket's own
+/// `ControlRequest`; answers wait for the end of the turn like the socket's; event streams get
+/// the watchers' `change` and the panel's frames. libmicrohttpd runs inside the loop's turn.
+package final class WebPage: DaemonPart, HTTPServerDelegate {
+    /// Connections served at once; a newcomer past it gets 503 (libmicrohttpd closes past `hardLimit`).
+    package static let softLimit = 32
+    /// A request must be whole this long after its connection opened or its last answer.
+    package static let requestDeadlineMs: Int64 = 10_000
+
+    let env: PartEnvironment
+    let settings: WebSettings
+    private let server: HTTPServer
+    var guarded: WebGuard
+    private weak var loop: EventLoop?
+    weak var inbox: (any Inbox)?
+    /// Open connections: their socket and since when they owe a whole request.
+    private var connections: [OpaquePointer: (fd: Int32, waitingSince: MonotonicInstant?)] = [:]
+    /// Requests waiting for the end of the turn, and streams for their first message.
+    var waiting: [(request: HTTPRequest, pending: PendingAnswer)] = []
+    var streams: [EventStream] = []
+    /// The panel's picture, from the last turn, and the version its frame event was sent for.
+    var picture: (any PanelPicture)?
+    var framedVersion = -1
+    var frameEvent: [UInt8]?
+    var limit = RateLimit(perSecond: 50, burst: 100)
+    var counters = (requests: 0, refused: [String: Int]())
+    let url: String
+    /// A parked connection was resumed in this turn: libmicrohttpd runs again at the next
+    /// (resuming does not wake its epoll descriptor).
+    var kick = false
+
+    /// `[web]`'s page, or none without the section.
+    package static func make(_ config: DaemonConfig, _ env: PartEnvironment) throws(DaemonStartError) -> [any DaemonPart] {
+        guard let web = config.web else { return [] }
+        return [try WebPage(env, settings: web, origin: { config.origins[$0] ?? config.origins["web"] ?? "[web]" })]
+    }
+
+    init(_ env: PartEnvironment, settings: WebSettings, origin: (String) -> String) throws(DaemonStartError) {
+        self.env = env
+        self.settings = settings
+        var password: String?
+        var cert: String?
+        var key: String?
+        do {
+            if let p = settings.passwordFile {
+                password = try MQTTSettings.secret(p, origin: origin("web.password_file"), what: "password_file", section: "web")
+            }
+            if let c = settings.certFile, let k = settings.keyFile {
+                cert = try Self.pem(c, origin: origin("web.cert_file"), key: "web.cert_file")
+                key = try Self.pem(k, origin: origin("web.key_file"), key: "web.key_file")
+            }
+        } catch { throw DaemonStartError("\(error)", status: ConfigError.exitStatus) }
+        let machine = ThisMachine.hostName
+        guarded = WebGuard(settings: settings, machineName: machine, password: password)
+        var s = HTTPServer.Settings(address: settings.listen.host, port: settings.listen.port, ipv6: settings.listen.isIPv6)
+        s.certPEM = cert
+        s.keyPEM = key
+        do { server = try HTTPServer(s) }
+        catch { throw DaemonStartError("the web page: \(error)", status: 69) }
+        let host = settings.listen.isWildcard ? (machine.isEmpty ? "localhost" : machine + ".local")
+            : settings.listen.isIPv6 ? "[\(settings.listen.host)]" : settings.listen.host
+        url = "\(settings.tls ? "https" : "http")://\(host):\(settings.listen.port)/"
+        server.delegate = self
+    }
+
+    private static func pem(_ path: String, origin: String, key: String) throws(ConfigError) -> String {
+        switch FileSystem.readFile(path, limit: 64 * 1024) {
+        case .failure(let e): throw ConfigError(origin, "\(key) = \(path): \(e.errno)")
+        case .success(let b):
+            guard let t = String(validating: b, as: UTF8.self), t.contains("-----BEGIN ") else {
+                throw ConfigError(origin, "\(key) = \(path): not a PEM file (no -----BEGIN line)")
+            }
+            return t
+        }
+    }
+
+    package var summary: String? { "web page on \(url)" + (settings.readOnly ? " (read only)" : "") }
+
+    package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
+        self.loop = loop
+        self.inbox = inbox
+        try loop.register(server.epollFD) { [unowned self] _ in server.run() }
+    }
+
+    /// libmicrohttpd's own deadline, and the first connection that owes a request too long.
+    package var nextDeadline: MonotonicInstant? {
+        let mono = env.mono
+        let own = server.timeoutMs.map { mono.adding(milliseconds: min($0, 3_600_000)) }
+        let slow = connections.values.compactMap(\.waitingSince).min().map { $0.adding(milliseconds: Self.requestDeadlineMs) }
+        return earliest(own, slow)
+    }
+
+    package var hasBacklog: Bool { kick }
+
+    package func afterEvents(_ turn: TurnView) {
+        if kick || server.timeoutMs == 0 {
+            kick = false
+            server.run()
+        }
+        // Slowloris: a connection that dribbles its request is cut (its owner, libmicrohttpd,
+        // sees the end and closes it at its next run).
+        let late = connections.filter { $0.value.waitingSince.map { turn.mono.nanoseconds(since: $0) / 1_000_000 >= Self.requestDeadlineMs } ?? false }
+        for (key, c) in late {
+            connections[key]?.waitingSince = nil
+            refuse("slow")
+            env.log.limited(.notice, topic: "web-slow", nowMs: turn.mono.milliseconds,
+                            "web: cut a connection that did not finish its request within \(Self.requestDeadlineMs / 1000) s")
+            SocketEnd.cut(c.fd)
+        }
+        if !late.isEmpty { server.run() }
+    }
+
+    func refuse(_ why: String) { counters.refused[why, default: 0] += 1 }
+
+    // MARK: HTTPServerDelegate
+
+    package func opened(_ connection: OpaquePointer) {
+        connections[connection] = (HTTPConnections.fd(connection), env.mono)
+    }
+
+    package func closed(_ connection: OpaquePointer) {
+        connections[connection] = nil
+        streams.removeAll { $0.connection == connection }
+        waiting.removeAll { $0.request.connectionKey == connection }
+    }
+
+    package func headersIn(_ request: HTTPRequest) {}
+
+    package func serve(_ request: HTTPRequest) {
+        env.log.debug("web: serve \(request.method) \(request.target)")
+        connections[request.connectionKey]?.waitingSince = nil
+        counters.requests += 1
+        route(request)
+    }
+
+    package func finished(_ request: HTTPRequest) {
+        if connections[request.connectionKey] != nil { connections[request.connectionKey]?.waitingSince = env.mono }
+        waiting.removeAll { $0.request === request }
+    }
+
+    package func log(_ message: String) {
+        env.log.limited(.notice, topic: "web-mhd", nowMs: env.mono.milliseconds, "web: \(message)")
+    }
+
+    var openConnections: Int { connections.count }
+
+    func answer(_ request: HTTPRequest, _ status: Int, json: [UInt8], headers: [(String, String)] = []) {
+        respond(request, HTTPAnswer(status: status, headers: [("Content-Type", "application/json")] + headers, body: .bytes(json)))
+    }
+
+    func respond(_ request: HTTPRequest, _ a: HTTPAnswer) {
+        var a = a
+        a.headers += Self.securityHeaders
+        server.answer(request, a)
+        kick = true
+    }
+
+    func startStream(_ request: HTTPRequest, _ stream: EventStream) {
+        let a = HTTPAnswer(status: 200, headers: [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no")] + Self.securityHeaders,
+                           body: .stream(stream))
+        server.stream(request, a)
+    }
+
+    /// On every answer: only this origin's own assets run, nothing frames the page, no guessing of types.
+    static let securityHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("X-Frame-Options", "DENY"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Cache-Control", "no-store"),
+    ]
+
+    // MARK: the turn
+
+    /// Answers whose write is done, from the turn's one snapshot; streams get their first message.
+    package func releaseAnswers(_ answers: Answers) {
+        guard !waiting.isEmpty else { return }
+        env.log.debug("web: release \(waiting.count) durable \(answers.durable)")
+        var still: [(request: HTTPRequest, pending: PendingAnswer)] = []
+        for w in waiting {
+            guard w.pending.generation <= answers.durable else { still.append(w); continue }
+            var response = answers.make(w.pending)
+            if let id = w.request.context as? RequestID { response.requestID = id.value }
+            if let stream = w.request.context as? EventStream {
+                stream.awaitingFirst = false
+                var first = response
+                first.event = "state"
+                stream.send(Self.event("state", JSONLines.encode(first)))
+                if let frameEvent { stream.send(frameEvent) }
+                kick = true
+            } else {
+                answer(w.request, response.ok ? 200 : 409, json: JSONLines.encode(response))
+            }
+        }
+        waiting = still
+    }
+
+    /// The watchers' change and the panel's new frame, to every stream.
+    package func publish(_ outcome: TurnOutcome) {
+        if let p = outcome.picture {
+            picture = p
+            if p.version != framedVersion {
+                framedVersion = p.version
+                frameEvent = p.image.map { Self.event("frame", JSONLines.encode($0)) }
+                if let frameEvent { broadcast(frameEvent) }
+            }
+        }
+        if let change = outcome.change { broadcast(Self.event("change", JSONLines.encode(change))) }
+    }
+
+    private func broadcast(_ bytes: [UInt8]) {
+        kick = kick || !streams.isEmpty
+        var dropped = 0
+        for s in streams where !s.awaitingFirst {
+            if !s.send(bytes) {
+                dropped += 1
+                s.end()
+                if let fd = connections[s.connection]?.fd { SocketEnd.cut(fd) }
+            }
+        }
+        if dropped > 0 {
+            streams.removeAll { $0.ended }
+            counters.refused["stream_behind", default: 0] += dropped
+            env.log.limited(.notice, topic: "web-stream", nowMs: env.mono.milliseconds,
+                            "web: dropped \(dropped) event stream(s) that stopped reading (\(EventStream.maximumQueued / 1024) KiB behind)")
+        }
+    }
+
+    /// One Server-Sent Event: `data` is one JSON line (JSON has no raw newlines).
+    static func event(_ name: String, _ json: [UInt8]) -> [UInt8] {
+        var data = json
+        while data.last == 10 { data.removeLast() }
+        return Array("event: \(name)\ndata: ".utf8) + data + Array("\n\n".utf8)
+    }
+
+    package func report(into status: inout DaemonStatus, _ turn: TurnView) {
+        status.web = WebStatus(listen: settings.listen.description, url: url, tls: settings.tls, readOnly: settings.readOnly,
+                               password: guarded.needsLogin, connections: openConnections, streams: streams.count,
+                               requests: counters.requests, refused: counters.refused)
+    }
+
+    package func reload(_ config: DaemonConfig) {
+        if config.web != settings {
+            env.log.notice("web: [web] changed; the page takes its new settings at the next restart (systemctl restart isletd)")
+        }
+    }
+
+    /// At stop: streams end, the server closes its sockets.
+    package func shutdown(_ turn: TurnView) {
+        for s in streams { s.end() }
+        server.run()
+        server.stop()
+    }
+}
