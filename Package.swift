@@ -144,6 +144,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletConfig", "IsletSystem"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletConfig", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

@@ -164,4 +164,18 @@ public struct WebSettings: Sendable, Hashable {
 
     /// Whether the page is served over HTTPS.
     public var tls: Bool { certFile != nil }
+
+    /// The page's address as a person types it (`status.web.url`, Home Assistant's
+    /// `configuration_url`): the listen address, or for a wildcard listen the machine's name
+    /// with `.local` (mDNS; a name that already has a dot is taken as it is), or `localhost`
+    /// when the machine has no name.
+    public func pageURL(machineName: String) -> String {
+        let host: String
+        if listen.isWildcard {
+            host = machineName.isEmpty ? "localhost" : machineName.contains(".") ? machineName : machineName + ".local"
+        } else {
+            host = listen.isIPv6 ? "[\(listen.host)]" : listen.host
+        }
+        return "\(tls ? "https" : "http")://\(host):\(listen.port)/"
+    }
 }

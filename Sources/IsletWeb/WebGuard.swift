@@ -116,15 +116,12 @@ package struct WebGuard {
         return (.accepted(token: t), false)
     }
 
-    /// Whether `token` (the session cookie) is a live session.
-    package mutating func admits(_ token: String?, at mono: MonotonicInstant) -> Bool {
+    /// Whether `token` (the session cookie) is a live session (an expired one stays in the
+    /// table until a login needs its room: the table is bounded either way).
+    package func admits(_ token: String?, at mono: MonotonicInstant) -> Bool {
         guard password != nil else { return true }
         guard let token, token.utf8.count == 64, let opened = sessions[token] else { return false }
-        if mono.nanoseconds(since: opened) / 1_000_000_000 >= Self.sessionSeconds {
-            sessions[token] = nil
-            return false
-        }
-        return true
+        return mono.nanoseconds(since: opened) / 1_000_000_000 < Self.sessionSeconds
     }
 
     package mutating func logout(_ token: String?) {

@@ -27,8 +27,8 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     var streams: [EventStream] = []
     /// The panel's picture, from the last turn, and the version its frame event was sent for.
     var picture: (any PanelPicture)?
-    var framedVersion = -1
-    var frameEvent: [UInt8]?
+    /// The picture's version the last frame event was made for, and that event (new streams get it).
+    var frame: (version: Int, event: [UInt8]?) = (-1, nil)
     var limit = RateLimit(perSecond: 50, burst: 100)
     var counters = (requests: 0, refused: [String: Int]())
     let url: String
@@ -64,9 +64,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         s.keyPEM = key
         do { server = try HTTPServer(s) }
         catch { throw DaemonStartError("the web page: \(error)", status: 69) }
-        let host = settings.listen.isWildcard ? (machine.isEmpty ? "localhost" : machine + ".local")
-            : settings.listen.isIPv6 ? "[\(settings.listen.host)]" : settings.listen.host
-        url = "\(settings.tls ? "https" : "http")://\(host):\(settings.listen.port)/"
+        url = settings.pageURL(machineName: machine)
         server.delegate = self
     }
 
@@ -134,7 +132,6 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     package func headersIn(_ request: HTTPRequest) {}
 
     package func serve(_ request: HTTPRequest) {
-        env.log.debug("web: serve \(request.method) \(request.target)")
         connections[request.connectionKey]?.waitingSince = nil
         counters.requests += 1
         route(request)
@@ -182,7 +179,6 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// Answers whose write is done, from the turn's one snapshot; streams get their first message.
     package func releaseAnswers(_ answers: Answers) {
         guard !waiting.isEmpty else { return }
-        env.log.debug("web: release \(waiting.count) durable \(answers.durable)")
         var still: [(request: HTTPRequest, pending: PendingAnswer)] = []
         for w in waiting {
             guard w.pending.generation <= answers.durable else { still.append(w); continue }
@@ -193,7 +189,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
                 var first = response
                 first.event = "state"
                 stream.send(Self.event("state", JSONLines.encode(first)))
-                if let frameEvent { stream.send(frameEvent) }
+                if let event = frame.event { stream.send(event) }
                 kick = true
             } else {
                 answer(w.request, response.ok ? 200 : 409, json: JSONLines.encode(response))
@@ -206,10 +202,9 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     package func publish(_ outcome: TurnOutcome) {
         if let p = outcome.picture {
             picture = p
-            if p.version != framedVersion {
-                framedVersion = p.version
-                frameEvent = p.image.map { Self.event("frame", JSONLines.encode($0)) }
-                if let frameEvent { broadcast(frameEvent) }
+            if p.version != frame.version {
+                frame = (p.version, p.image.map { Self.event("frame", JSONLines.encode($0)) })
+                if let event = frame.event { broadcast(event) }
             }
         }
         if let change = outcome.change { broadcast(Self.event("change", JSONLines.encode(change))) }

@@ -1,4 +1,5 @@
 import Testing
+import IsletSystem
 
 /// The daemon holds parts that own their state, not their fields (docs/ARCHITECTURE.md): a
 /// new capability is one more part, so the daemon and every part stay small. Walked with
@@ -7,7 +8,9 @@ import Testing
 struct DaemonPartsTests {
     /// A broker nobody answers (the kernel refuses loopback port 1): the bridge, its link and
     /// the sync group are all built.
+    /// The page listens on a loopback port of its own (the process id keeps parallel runs apart).
     static let network = "[display]\nbus = mock\n[mqtt]\nurl = mqtt://127.0.0.1:1\nclient_id = desk\n[sync]\ngroup = desks\n"
+        + "[web]\nlisten = 127.0.0.1:\(20_000 + Int(Identity.processID) % 20_000)\n"
 
     @Test("every object of the daemon, its parts and theirs, holds at most 15 fields")
     func partsOwnTheirState() throws {
@@ -19,17 +22,17 @@ struct DaemonPartsTests {
         }
         // The parts the architecture names are there (a rename must update the doc too).
         for name in ["Daemon", "DurableBook", "Panel", "Buttons", "Chime", "Clients", "ClockWatch", "Systemd", "EventLoop",
-                     "MQTTBridge", "MQTTLink", "SyncGroup"] {
+                     "MQTTBridge", "MQTTLink", "SyncGroup", "WebPage", "HTTPServer"] {
             #expect(objects.contains { $0.type == name }, "no \(name) in \(objects.map(\.type))")
         }
     }
 
-    @Test("without [mqtt] there is no network part at all")
+    @Test("without [mqtt] and [web] there is no network part at all")
     func noNetworkWithoutMQTT() throws {
         let d = try InProcessDaemon()
         defer { d.stop() }
         let types = d.objects().map(\.type)
-        for name in ["MQTTBridge", "MQTTLink", "SyncGroup"] { #expect(!types.contains(name), "\(name) in \(types)") }
+        for name in ["MQTTBridge", "MQTTLink", "SyncGroup", "WebPage", "HTTPServer"] { #expect(!types.contains(name), "\(name) in \(types)") }
         #expect(types.contains("Clients") && types.contains("Panel"))
     }
 }

@@ -93,7 +93,7 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
                 guard seen.insert(ObjectIdentifier(object)).inserted else { return }
                 let name = String(reflecting: type(of: value))
                 // Only the daemon's own modules: the libraries below it have rules of their own.
-                let modules = ["IsletDaemon.", "IsletParts.", "IsletNetwork."]
+                let modules = ["IsletDaemon.", "IsletParts.", "IsletNetwork.", "IsletWeb."]
                 guard let module = modules.first(where: { name.hasPrefix($0) }) else { return }
                 found.append((String(name.dropFirst(module.count)), mirror.children.count))
             }

@@ -1,0 +1,163 @@
+import Testing
+import Foundation
+import IsletSystem
+
+/// The web page as a part of the running daemon: requests over real TCP to libmicrohttpd on
+/// the loop, answered from the turn like the socket's; streams that cost nothing while idle;
+/// names, origins, sizes and counts that an attacker chooses (docs/WEB.md). The browser's
+/// side is `make test-web`, in Debian's chromium.
+@Suite("the web page in the daemon", .serialized)
+struct WebPageTests {
+    /// A loopback port of this process's own (parallel test processes do not share one).
+    static let port = UInt16(30_000 + Int(Identity.processID) % 20_000)
+
+    static func daemon(_ extra: String = "") throws -> InProcessDaemon {
+        try InProcessDaemon(config: "[display]\nbus = mock\n[web]\nlisten = 127.0.0.1:\(port)\n" + extra)
+    }
+
+    struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] }
+        var code: String? { (json?["error"] as? [String: Any])?["code"] as? String }
+    }
+
+    /// One request on its own connection (Connection: close), read to the end.
+    static func http(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) throws -> Answer {
+        let fd = try TCPClient.connect("127.0.0.1", port: port)
+        var h = ["Host": "127.0.0.1:\(port)", "Connection": "close"].merging(headers) { $1 }
+        if let body { h["Content-Length"] = "\(body.utf8.count)" }
+        var text = "\(method) \(path) HTTP/1.1\r\n"
+        for (k, v) in h.sorted(by: { $0.key < $1.key }) where !v.isEmpty { text += "\(k): \(v)\r\n" }
+        text += "\r\n" + (body ?? "")
+        try fd.sendAll(Array(text.utf8))
+        var raw: [UInt8] = []
+        while try fd.waitReadable(timeoutMs: 5000), let chunk = try fd.receive(capacity: 65536), !chunk.isEmpty { raw += chunk }
+        return try parse(raw)
+    }
+
+    static func parse(_ raw: [UInt8]) throws -> Answer {
+        guard let split = raw.indices.first(where: { raw[$0...].starts(with: [13, 10, 13, 10]) }) else {
+            throw HarnessError("no HTTP head in \(raw.count) bytes: \(String(decoding: raw.prefix(200), as: UTF8.self))")
+        }
+        let lines = String(decoding: raw[..<split], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(lines[0].split(separator: " ")[1]) ?? 0
+        var headers: [String: String] = [:]
+        for l in lines.dropFirst() {
+            if let c = l.firstIndex(of: ":") { headers[l[..<c].lowercased()] = l[l.index(after: c)...].trimmingCharacters(in: .whitespaces) }
+        }
+        return Answer(status: status, headers: headers, body: Array(raw[(split + 4)...]))
+    }
+
+    @Test("status and a control request are the socket's own answers, with the page's security headers")
+    func socketAnswers() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        let status = try Self.http("GET", "/api/status")
+        #expect(status.status == 200 && status.headers["content-type"] == "application/json")
+        #expect(status.headers["content-security-policy"]?.hasPrefix("default-src 'self'") == true)
+        #expect(status.headers["x-content-type-options"] == "nosniff" && status.headers["access-control-allow-origin"] == nil)
+        let web = (status.json?["status"] as? [String: Any])?["web"] as? [String: Any]
+        #expect(web?["listen"] as? String == "127.0.0.1:\(Self.port)" && web?["read_only"] as? Bool == false)
+        let json = ["Content-Type": "application/json"]
+        let start = try Self.http("POST", "/api/request", body: #"{"op":"start","seconds":600,"request_id":"w1"}"#, headers: json)
+        #expect(start.status == 200 && start.json?["request_id"] as? String == "w1")
+        #expect(d.activities(try d.request(#"{"op":"status"}"#)) == ["meditation"])
+        let again = try Self.http("POST", "/api/request", body: #"{"op":"resume"}"#, headers: json)
+        #expect(again.status == 409 && again.code == "already_running", "\(again.status) \(again.text)")
+        let broken = try Self.http("POST", "/api/request", body: #"{"op":"start","seconds":-1}"#, headers: json)
+        #expect(broken.status == 400 && broken.json?["ok"] as? Bool == false)
+        let page = try Self.http("GET", "/")
+        #expect(page.status == 200 && page.text.contains("/app.js") && !page.text.contains("<script>"))
+    }
+
+    @Test("a rebinding Host, a cross-site Origin, a form, a huge body and an unknown path are refused; nothing changes")
+    func refusals() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        let start = #"{"op":"start","seconds":600}"#
+        let json = ["Content-Type": "application/json"]
+        #expect(try Self.http("GET", "/api/status", headers: ["Host": "evil.example:\(Self.port)"]).status == 421)
+        let cross = try Self.http("POST", "/api/request", body: start, headers: json.merging(["Origin": "http://evil.example"]) { $1 })
+        #expect(cross.status == 403 && cross.code == "cross_origin")
+        let form = try Self.http("POST", "/api/request", body: "op=start", headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        #expect(form.status == 415)
+        let huge = try Self.http("POST", "/api/request", body: "{\"op\":\"start\",\"title\":\"" + String(repeating: "x", count: 20_000) + "\"}", headers: json)
+        #expect(huge.status == 413, "\(huge.status)")
+        #expect(try Self.http("GET", "/api/nothing").status == 404)
+        #expect(try Self.http("DELETE", "/api/status").status == 405)
+        #expect(try Self.http("GET", "/api/frame.png?scale=100").status == 400)
+        #expect(d.activities(try d.request(#"{"op":"status"}"#)).isEmpty, "a refused request changed the book")
+        let same = try Self.http("POST", "/api/request", body: start, headers: json.merging(["Origin": "http://127.0.0.1:\(Self.port)"]) { $1 })
+        #expect(same.status == 200, "the page's own origin is taken")
+    }
+
+    @Test("read only: the page shows, nothing changes")
+    func readOnly() throws {
+        let d = try Self.daemon("read_only = on\n")
+        defer { d.stop() }
+        let r = try Self.http("POST", "/api/request", body: #"{"op":"start","seconds":60}"#, headers: ["Content-Type": "application/json"])
+        #expect(r.status == 403 && r.code == "read_only")
+        #expect(try Self.http("POST", "/api/request", body: #"{"op":"status"}"#, headers: ["Content-Type": "application/json"]).status == 200)
+        #expect(d.activities(try d.request(#"{"op":"status"}"#)).isEmpty)
+    }
+
+    @Test("the frame as PNG is the panel's size times the scale")
+    func framePNG() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        _ = try d.request(#"{"op":"start","seconds":600}"#)
+        let png = try Self.http("GET", "/api/frame.png?scale=3")
+        #expect(png.status == 200 && png.headers["content-type"] == "image/png")
+        // The PNG signature and IHDR (RFC 2083): width and height as big-endian 32-bit numbers.
+        #expect(Array(png.body.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        func be32(_ at: Int) -> Int { png.body[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        #expect(png.body.count > 24 && be32(16) == 128 * 3 && be32(20) == 64 * 3)
+    }
+
+    @Test("an event stream gets the session, the state, the frame, and each change; while idle it costs no wake-up")
+    func events() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        let fd = try TCPClient.connect("127.0.0.1", port: Self.port)
+        try fd.sendAll(Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(Self.port)\r\n\r\n".utf8))
+        var got = ""
+        func read(until needle: String, ms: Int32 = 3000) throws -> Bool {
+            while !got.contains(needle) {
+                guard try fd.waitReadable(timeoutMs: ms), let c = try fd.receive(capacity: 65536), !c.isEmpty else { return false }
+                got += String(decoding: c, as: UTF8.self)
+            }
+            return true
+        }
+        #expect(try read(until: "event: frame"))
+        #expect(got.contains("text/event-stream"))
+        let order = ["event: session", "event: state", "event: frame"].map { got.range(of: $0)?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!, "\(got.prefix(300))")
+        _ = try d.request(#"{"op":"start","seconds":600}"#)
+        _ = try d.request(#"{"op":"pause"}"#)
+        #expect(try read(until: "\"phase\":\"paused\""), "the pause's change did not reach the stream")
+        // Paused, nothing shown changes: the open stream must not wake the daemon.
+        usleep(300_000)
+        let before = try d.status().status?.wakeups ?? -1
+        usleep(1_500_000)
+        let after = try d.status().status?.wakeups ?? -1
+        #expect(after - before <= 2, "an idle stream woke the daemon \(after - before) times in 1.5 s (up to 2: the status request itself)")
+    }
+
+    @Test("past 32 connections a newcomer gets 503, and a person at the socket is still served")
+    func busy() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        var held: [FileDescriptor] = []
+        for _ in 0..<40 { held.append(try TCPClient.connect("127.0.0.1", port: Self.port)) }
+        usleep(200_000)
+        let r = try Self.http("GET", "/api/status")
+        #expect(r.status == 503 && r.code == "busy")
+        #expect(try d.request(#"{"op":"status"}"#)?["ok"] as? Bool == true)
+        held.removeAll()
+        usleep(300_000)
+        #expect(try Self.http("GET", "/api/status").status == 200, "the page is served again once they leave")
+    }
+}
