@@ -96,7 +96,7 @@ let package = Package(
                 swiftSettings: strict),
         // The web page: libmicrohttpd on the loop, the page's assets, its guard and its API.
         .target(name: "IsletWeb",
-                dependencies: ["CMicroHTTPD", "IsletParts", "IsletConfig", "IsletProtocol", "IsletSystem", "IsletCore", "IsletFrame"],
+                dependencies: ["CMicroHTTPD", "IsletParts", "IsletConfig", "IsletProtocol", "IsletSystem", "IsletFrame"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",

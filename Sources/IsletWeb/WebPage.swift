@@ -2,7 +2,6 @@ import IsletParts
 import IsletConfig
 import IsletSystem
 import IsletProtocol
-import IsletCore
 
 /// The web page (docs/WEB.md): one more part of the loop, a source of requests and a sink of
 /// changes like the control socket. Every request goes through the inbox as the socket's own
