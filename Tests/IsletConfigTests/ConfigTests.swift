@@ -93,7 +93,7 @@ struct ConfigTests {
         ("[session]\ncolour = blue\n", "t.conf:2", "unknown key \"colour\""),
         ("[nope]\n", "t.conf:1", "unknown section [nope]"),
         ("minutes = 3\n", "t.conf:1", "outside any section"),
-        ("[daemon\n", "t.conf:1", "[chime], [mqtt] or [sync]"),
+        ("[daemon\n", "t.conf:1", "[chime], [mqtt], [sync] or [web]"),
         ("[session]\nminutes\n", "t.conf:2", "key = value"),
         ("[session]\nminutes = 3\nminutes = 4\n", "t.conf:3", "set twice"),
         ("[display]\naddress = 0x99\n", "t.conf:2", "0x03 to 0x77"),
