@@ -44,6 +44,13 @@ enum Key: String, CaseIterable, Sendable {
     case syncCommandToPeerBusUsP50 = "sync_command_to_peer_bus_us_p50"
     case syncCommandToPeerBusUsP99 = "sync_command_to_peer_bus_us_p99"
     case syncBytesPerChange = "sync_bytes_per_change"
+    case webPageBytes = "web_page_bytes"
+    case webFrameEventBytes = "web_frame_event_bytes"
+    case webCommandToEventUsP50 = "web_command_to_event_us_p50"
+    case webCommandToEventUsP99 = "web_command_to_event_us_p99"
+    case wakeupsPerSRunningWeb = "wakeups_per_s_running_web"
+    case wakeupsPerSPausedWeb = "wakeups_per_s_paused_web"
+    case rssKibPeakWeb = "rss_kib_peak_web_10_streams"
 
     var label: String {
         switch self {
@@ -78,6 +85,13 @@ enum Key: String, CaseIterable, Sendable {
         case .syncCommandToPeerBusUsP50: "sync: command on A to B's bus, p50"
         case .syncCommandToPeerBusUsP99: "sync: command on A to B's bus, p99"
         case .syncBytesPerChange: "sync: group bytes on the broker per change"
+        case .webPageBytes: "web page weight (HTML, CSS, script)"
+        case .webFrameEventBytes: "web: bytes per frame event"
+        case .webCommandToEventUsP50: "web: command to an open stream's event, p50"
+        case .webCommandToEventUsP99: "web: command to an open stream's event, p99"
+        case .wakeupsPerSRunningWeb: "isletd wake-ups/s, running, [web], no browser"
+        case .wakeupsPerSPausedWeb: "isletd wake-ups/s, paused, [web], no browser"
+        case .rssKibPeakWeb: "isletd peak RSS, [web], 10 streams open"
         }
     }
 
@@ -87,12 +101,14 @@ enum Key: String, CaseIterable, Sendable {
         case .renderAllocsPerTick: "allocs"
         case .renderInstructionsPerTick, .flushInstructionsPerTick: "instr"
         case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame,
-             .busFloorBytesPerTick, .mqttBytesPerTransition, .syncBytesPerChange: "B"
+             .busFloorBytesPerTick, .mqttBytesPerTransition, .syncBytesPerChange, .webPageBytes, .webFrameEventBytes: "B"
         case .busTransactionsPerTick, .busTransactionsPerTickLockscreen128x64: "txn"
         case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99,
-             .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99: "us"
-        case .wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSPausedMQTT: "/s"
-        case .rssKibPeak: "KiB"
+             .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99,
+             .webCommandToEventUsP50, .webCommandToEventUsP99: "us"
+        case .wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSPausedMQTT,
+             .wakeupsPerSRunningWeb, .wakeupsPerSPausedWeb: "/s"
+        case .rssKibPeak, .rssKibPeakWeb: "KiB"
         case .startToFirstFrameMs, .tickLatenessMsP99, .tickLatenessMsMax: "ms"
         }
     }

@@ -3,7 +3,7 @@
 import IsletSystem
 
 let usage = """
-usage: islet-bench [--json PATH] [--quick] [--skip-daemon | --skip-library | --mqtt-only] [--bin-dir DIR]
+usage: islet-bench [--json PATH] [--quick] [--skip-daemon | --skip-library | --mqtt-only | --web-only] [--bin-dir DIR]
        islet-bench export --frames PATH --json PATH
        islet-bench loop render|flush --passes N
   --json PATH      where to write the figures (default: bench.json)
@@ -11,6 +11,7 @@ usage: islet-bench [--json PATH] [--quick] [--skip-daemon | --skip-library | --m
   --skip-daemon    measure only the library, not the isletd process
   --skip-library   measure only the isletd process
   --mqtt-only      measure only the MQTT figures (isletd with Debian's mosquitto)
+  --web-only       measure only the web page's figures (isletd with [web] on loopback)
   --bin-dir DIR    where isletd and isletctl are (default: next to islet-bench)
   export           render the 10-minute countdown, write its frames for bench/luma_compare.py
                    and our own frame-to-bus figures on the same frames
@@ -24,7 +25,7 @@ Posix.removeEnvironment("LD_PRELOAD")
 var args = Array(CommandLine.arguments.dropFirst())
 var jsonPath = "bench.json"
 var framesPath: String?
-var quick = false, skipDaemon = false, skipLibrary = false, export = false, mqttOnly = false
+var quick = false, skipDaemon = false, skipLibrary = false, export = false, mqttOnly = false, webOnly = false
 var loop: String?, passes = 1, touchPath: String?
 var binDir = Processes.binDirectory()
 while !args.isEmpty {
@@ -43,6 +44,7 @@ while !args.isEmpty {
     case "--skip-daemon": skipDaemon = true
     case "--skip-library": skipLibrary = true
     case "--mqtt-only": mqttOnly = true; skipLibrary = true
+    case "--web-only": webOnly = true; skipLibrary = true
     case "--bin-dir": binDir = value()
     case "export": export = true
     case "loop": loop = value()
@@ -70,21 +72,31 @@ let date = Report.today()
 var results = Results()
 results.note("machine", Machine.describe())
 if skipLibrary {
-    for k in Key.allCases where !DaemonBench.keys.contains(k) && !MQTTBench.keys.contains(k) { results[k] = .missing("skipped (--skip-library)") }
+    for k in Key.allCases where !DaemonBench.keys.contains(k) && !MQTTBench.keys.contains(k) && !WebBench.keys.contains(k) {
+        results[k] = .missing("skipped (--skip-library)")
+    }
 } else {
     InProcessBench(quick: quick).run(into: &results)
 }
 if skipDaemon {
-    for k in DaemonBench.keys + MQTTBench.keys { results[k] = .missing("skipped (--skip-daemon)") }
+    for k in DaemonBench.keys + MQTTBench.keys + WebBench.keys { results[k] = .missing("skipped (--skip-daemon)") }
 } else {
-    if mqttOnly {
-        for k in DaemonBench.keys { results[k] = .missing("skipped (--mqtt-only)") }
+    if webOnly {
+        for k in DaemonBench.keys + MQTTBench.keys { results[k] = .missing("skipped (--web-only)") }
+        print("islet-bench: the web page, about 35 s…")
+        WebBench(bench: DaemonBench(binDir: binDir)).run(into: &results)
+    } else if mqttOnly {
+        for k in DaemonBench.keys + WebBench.keys { results[k] = .missing("skipped (--mqtt-only)") }
     } else {
         print("islet-bench: running isletd on the mock bus for about a minute…")
         DaemonBench(binDir: binDir).run(into: &results)
+        print("islet-bench: the web page, about 35 s…")
+        WebBench(bench: DaemonBench(binDir: binDir)).run(into: &results)
     }
-    print("islet-bench: MQTT on Debian's mosquitto, about 50 s…")
-    MQTTBench(bench: DaemonBench(binDir: binDir)).run(into: &results)
+    if !webOnly {
+        print("islet-bench: MQTT on Debian's mosquitto, about 50 s…")
+        MQTTBench(bench: DaemonBench(binDir: binDir)).run(into: &results)
+    }
 }
 print(Report.table(results, date: date), terminator: "")
 if let err = Report.write(Report.json(results, date: date), to: jsonPath) {
