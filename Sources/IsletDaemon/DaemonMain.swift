@@ -27,7 +27,8 @@ public enum DaemonMain {
         }
         if cl.checkOnly {
             let paths = DaemonPaths.resolve(config)
-            print("configuration OK: socket \(paths.socket), state \(paths.stateDir), bus \(config.bus), \(config.controller.rawValue) \(config.width)x\(config.height)")
+            print("configuration OK: socket \(paths.socket), state \(paths.stateDir), bus \(config.bus), \(config.controller.rawValue) \(config.width)x\(config.height)"
+                  + (config.web.map { ", web page on \($0.listen)" + ($0.readOnly ? " (read only)" : "") } ?? ""))
             return 0
         }
         log.threshold = config.logLevel

@@ -126,6 +126,17 @@ public struct WebStatus: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case listen, url, tls, readOnly = "read_only", password, connections, streams, requests, refused
     }
+
+    /// One line for `isletctl status`.
+    public var line: String {
+        let refusedTotal = refused.values.reduce(0, +)
+        var s = "web page \(url)" + (readOnly ? " (read only)" : "") + (password ? ", password" : ", no password")
+        s += "; \(connections) connection(s), \(streams) stream(s), \(requests) request(s)"
+        if refusedTotal > 0 {
+            s += ", refused \(refusedTotal) (" + refused.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+        }
+        return s
+    }
 }
 
 /// The MQTT bridge's link, as `status` reports it (never a secret).

@@ -142,7 +142,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     }
 
     package func log(_ message: String) {
-        env.log.limited(.notice, topic: "web-mhd", nowMs: env.mono.milliseconds, "web: \(message)")
+        env.log.limited(.info, topic: "web-mhd", nowMs: env.mono.milliseconds, "web: \(message)")
     }
 
     var openConnections: Int { connections.count }

@@ -229,6 +229,7 @@ public enum CtlMain {
             if st.clockBehind { lines.append("the clock is behind the last save: times are shown stale") }
             if let m = st.mqtt { lines.append(m.line) }
             if let g = st.sync { lines.append(g.line) }
+            if let w = st.web { lines.append(w.line) }
         }
         return lines.joined(separator: "\n")
     }

@@ -166,4 +166,18 @@ struct WebPageTests {
         usleep(300_000)
         #expect(try Self.http("GET", "/api/status").status == 200, "the page is served again once they leave")
     }
+
+    @Test("a flood of requests is paced (429 past the burst), and the socket and the ticks are served meanwhile")
+    func flood() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        _ = try d.request(#"{"op":"start","seconds":600}"#)
+        var codes: [Int: Int] = [:]
+        for _ in 0..<160 { codes[try Self.http("GET", "/api/session").status, default: 0] += 1 }
+        #expect((codes[429] ?? 0) > 0, "no request was paced: \(codes)")
+        #expect((codes[200] ?? 0) >= 100, "the burst of 100 was not served: \(codes)")
+        #expect(try d.request(#"{"op":"status"}"#)?["ok"] as? Bool == true)
+        let web = try d.status().status?.web
+        #expect(web?.refused["rate_limited"] == codes[429])
+    }
 }
