@@ -115,7 +115,7 @@ let package = Package(
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
         .executableTarget(name: "islet-fuzz",
-                          dependencies: ["IsletConfig", "IsletStore", "IsletClock", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore",
+                          dependencies: ["IsletConfig", "IsletStore", "IsletClock", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore", "IsletWeb",
                                          "IsletRender", "IsletFrame", "IsletDisplay", "IsletSystem"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.

@@ -12,13 +12,13 @@
 #   scripts/fuzz.sh campaign          FUZZ_CAMPAIGN_RUNS executions per target (default 10,000,000;
 #                                     config 1,000,000), at most FUZZ_CAMPAIGN_SECONDS (1800) each,
 #                                     one process on one core; corpus as for explore
-# Settings: FUZZ_BIN=.build/fuzz/debug/islet-fuzz FUZZ_RUNS=20000 FUZZ_SECONDS=60 FUZZ_TARGETS="protocol config state capture sync beacon command topics"
+# Settings: FUZZ_BIN=.build/fuzz/debug/islet-fuzz FUZZ_RUNS=20000 FUZZ_SECONDS=60 FUZZ_TARGETS="protocol config state capture sync beacon command topics web"
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${FUZZ_BIN:-$root/.build/fuzz/debug/islet-fuzz}"
 mode="${1:-replay}"
-targets="${FUZZ_TARGETS:-protocol config state capture sync beacon command topics}"
+targets="${FUZZ_TARGETS:-protocol config state capture sync beacon command topics web}"
 [ -x "$bin" ] || { echo "islet: $bin is missing: make fuzz builds it" >&2; exit 1; }
 # ASan's leak check at exit reports the Swift runtime's one-time allocations: not ours to fix.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"

@@ -22,6 +22,8 @@ enum FuzzTarget: String, CaseIterable {
     case protocolLine = "protocol", config, state, capture
     // The network's inputs (NetworkTargets.swift).
     case sync, beacon, command, topics
+    // The web page's guard (WebTarget.swift).
+    case web
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -46,6 +48,7 @@ enum FuzzTarget: String, CaseIterable {
         case .beacon: NetworkTargets.beacon(bytes)
         case .command: NetworkTargets.command(bytes)
         case .topics: NetworkTargets.topics(bytes)
+        case .web: WebTarget.run(bytes)
         }
     }
 
