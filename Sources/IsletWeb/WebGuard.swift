@@ -49,11 +49,13 @@ package struct WebGuard {
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return false }
             name = host[host.index(after: host.startIndex)..<close]
+            // After the bracket: nothing, or a port (found by the web fuzz target: "[a::]\t]…").
+            let rest = host[host.index(after: close)...]
+            guard rest.isEmpty || (rest.hasPrefix(":") && Self.isPort(rest.dropFirst())) else { return false }
             return ListenAddress.isIPv6Literal(name)
         }
         if let colon = host.lastIndex(of: ":") {
-            let port = host[host.index(after: colon)...]
-            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), port.count <= 5 else { return false }
+            guard Self.isPort(host[host.index(after: colon)...]) else { return false }
             name = host[..<colon]
         } else {
             name = host[...]
@@ -63,6 +65,10 @@ package struct WebGuard {
         if n == "localhost" || n == "localhost.localdomain" { return true }
         if !machineName.isEmpty, n == machineName || n == machineName + ".local" { return true }
         return settings.hostnames.contains(n)
+    }
+
+    private static func isPort(_ s: Substring) -> Bool {
+        (1...5).contains(s.count) && s.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// Whether a change may come from `origin` (the Origin header) for a page reached at `host`:

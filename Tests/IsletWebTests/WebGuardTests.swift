@@ -24,7 +24,8 @@ struct WebGuardTests {
             #expect(g.acceptsHost(ok), "\(ok) refused")
         }
         for bad in [nil, "", "evil.example", "evil.example:8080", "desk.evil.example", "127.0.0.1.evil.example", "[evil]:80",
-                    "localhost:80a", "127.0.0.1:123456", "desk.localx", "[::1", String(repeating: "a", count: 300)] {
+                    "localhost:80a", "127.0.0.1:123456", "desk.localx", "[::1", String(repeating: "a", count: 300),
+                    "[a::]\t]\u{1}x", "[::1]x", "[::1]:", "[::1]:80:80", "desk:"] {
             #expect(!g.acceptsHost(bad), "\(bad ?? "nil") accepted")
         }
     }
