@@ -1,7 +1,8 @@
 """`make test-mqtt`, Home Assistant's side: Islet's discovery payloads checked by Home Assistant's
-own schemas (mqtt/ha_validate.py in the venv of mqtt/ensure_ha_venv.sh), and the discovery
-life cycle: announced at connect, again after Home Assistant's birth message, cleared by
-`discovery = off` and when an ad-hoc timer's activity is dismissed.
+own schemas (mqtt/ha_validate.py in the venv of mqtt/ensure_ha_venv.sh), with and without
+`[web]` (the device's `configuration_url`), and the discovery life cycle: announced at connect,
+again after Home Assistant's birth message, cleared by `discovery = off` and when an ad-hoc
+timer's activity is dismissed. The pill's image itself: test_image.py.
 
 The venv is made on first use (pip, a few minutes) and reused after; when it cannot be made
 (no PyPI), every case here fails with the reason: nothing is skipped.
@@ -15,7 +16,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker import Broker, missing_tools  # noqa: E402
+from broker import Broker, free_port, missing_tools  # noqa: E402
 from daemon import Daemon, SetupError, binaries, require_mqtt_support  # noqa: E402
 from test_mqtt import figure  # noqa: E402  (one list of figures for the run)
 
@@ -27,6 +28,9 @@ ALLOWED_IGNORED = ["sensor:options"]
 ENTITIES = {"sensor": ["phase", "ends", "paused_remaining"],
             "button": ["pause", "resume", "toggle", "reset", "expand"],
             "number": ["start_minutes"]}
+# The device's own entities, whatever the timers: the pill as an image.
+DEVICE_ENTITIES = {"image": ["pill"]}
+PER_TIMER = sum(len(es) for es in ENTITIES.values())
 _ids = iter(range(1, 10_000))
 
 
@@ -62,6 +66,10 @@ def expected_topics(node, timer, prefix="homeassistant"):
     return {f"{prefix}/{c}/{node}/{key}_{e}/config" for c, es in ENTITIES.items() for e in es}
 
 
+def device_topics(node, prefix="homeassistant"):
+    return {f"{prefix}/{c}/{node}/{e}/config" for c, es in DEVICE_ENTITIES.items() for e in es}
+
+
 def spec_payloads(node="islet-0123456789ab", timer="meditation", prefix="homeassistant"):
     """Discovery payloads written by hand from docs/MQTT.md's entity table (not Islet's output),
     for checking the validator itself. Abbreviated keys on purpose (stat_t, cmd_t, dev, avty_t,
@@ -83,6 +91,9 @@ def spec_payloads(node="islet-0123456789ab", timer="meditation", prefix="homeass
     put("number", "start_minutes", dict(st, cmd_t="~/command", min=1, max=1440, step=1, unit_of_meas="min",
                                         cmd_tpl='{"op":"start","timer":"%s","seconds":{{ (value * 60) | int }}}' % timer,
                                         val_tpl="{{ value_json.attributes.cycle_seconds / 60 }}"))
+    out[f"{prefix}/image/{node}/pill/config"] = dict(common, name="pill", uniq_id=f"islet_{node}_pill",
+                                                     dev=dict(dev, cu="http://islet.local:8080/"),
+                                                     img_t="~/image", cont_type="image/png")
     return out
 
 
@@ -99,7 +110,7 @@ class Validator(unittest.TestCase):
         payloads = spec_payloads()
         rc, report, err = self.run_file(payloads)
         self.assertEqual(rc, 0, json.dumps(report, indent=1) if report else err)
-        self.assertEqual(report["valid"], 9)
+        self.assertEqual(report["valid"], 10)
         figure(f"validator: {report['valid']} hand-written spec payloads valid under Home Assistant "
                f"{report['home_assistant']}")
 
@@ -120,6 +131,8 @@ class Validator(unittest.TestCase):
             "a template that does not compile": ("_ends/config", lambda p: p.update(val_tpl="{{ value_json.x ")),
             "a button without a command topic": ("_pause/config", lambda p: p.pop("cmd_t")),
             "a unit that is no string": ("_paused_remaining/config", lambda p: p.update(unit_of_meas=["s"])),
+            "an image without its topic": ("/pill/config", lambda p: p.pop("img_t")),
+            "a page link that is no URL": ("/pill/config", lambda p: p["dev"].update(cu="islet.local:8080")),
         }
         for what, (suffix, change) in cases.items():
             with self.subTest(what):
@@ -149,10 +162,10 @@ class Discovery(unittest.TestCase):
         self.addCleanup(self.broker.close)
         self.broker.start()
 
-    def daemon(self, **mqtt):
+    def daemon(self, extra="", **mqtt):
         settings = {"url": self.broker.url, "client_id": f"ha{os.getpid()}x{next(_ids)}"}
         settings.update(mqtt)
-        d = Daemon(settings)
+        d = Daemon(settings, extra=extra)
         self.addCleanup(d.close)
         d.start()
         d.wait_mqtt("connected")
@@ -171,9 +184,28 @@ class Discovery(unittest.TestCase):
 
     def test_islets_payloads_pass_home_assistants_schemas(self):
         d = self.daemon(timers="meditation, desk.lamp")
-        want = expected_topics(d.client_id, "meditation") | expected_topics(d.client_id, "desk.lamp")
+        want = (expected_topics(d.client_id, "meditation") | expected_topics(d.client_id, "desk.lamp")
+                | device_topics(d.client_id))
         got = self.wait_configs(d.client_id, lambda c: set(c) >= want)
         self.assertEqual(set(got), want, "the announced entities are not the spec's")
+        report = self.validated()
+        self.assertEqual(report["valid"], 2 * PER_TIMER + 1)
+        ignored = sorted({k for r in report["results"] for k in r["ignored"]})
+        figure(f"Home Assistant {report['home_assistant']} schemas: {report['valid']} of Islet's discovery payloads "
+               f"valid; keys this version drops (allowed): {ignored or 'none'}")
+        # Every entity names the device, and its availability is the daemon's; without [web]
+        # there is no page to link to.
+        for t, p in got.items():
+            c = json.loads(p)
+            self.assertEqual(c["device"]["identifiers"], [f"islet_{d.client_id}"], t)
+            self.assertNotIn("configuration_url", c["device"], t)
+            avail = c.get("availability_topic") or c["availability"][0]["topic"]
+            self.assertEqual(avail, d.topic("availability"), t)
+        pill = json.loads(got[next(iter(device_topics(d.client_id)))])
+        self.assertEqual((pill["image_topic"], pill["content_type"]), (d.topic("image"), "image/png"))
+
+    def validated(self):
+        """ha_validate.py on what the broker holds: its report, every config valid."""
         args = ["--port", str(self.broker.port)]
         for a in ALLOWED_IGNORED:
             args += ["--allow-ignored", a]
@@ -182,21 +214,30 @@ class Discovery(unittest.TestCase):
         bad = [r for r in report["results"] if not r["ok"]]
         self.assertEqual(bad, [], json.dumps(bad, indent=1))
         self.assertEqual(rc, 0, err)
-        self.assertEqual(report["valid"], 18)
-        ignored = sorted({k for r in report["results"] for k in r["ignored"]})
-        figure(f"Home Assistant {report['home_assistant']} schemas: {report['valid']} of Islet's discovery payloads "
-               f"valid; keys this version drops (allowed): {ignored or 'none'}")
-        # Every entity names the device, and its availability is the daemon's.
+        return report
+
+    def test_with_a_page_the_device_links_to_it(self):
+        """[web] on a loopback port: every entity's device carries the page's address, as
+        status.web.url shows it, and Home Assistant's schema takes it (its configuration_url)."""
+        port = free_port()
+        d = self.daemon(extra=f"[web]\nlisten = 127.0.0.1:{port}\n")
+        want = expected_topics(d.client_id, "meditation") | device_topics(d.client_id)
+        got = self.wait_configs(d.client_id, lambda c: set(c) >= want)
+        self.assertEqual(set(got), want)
+        url = d.status()["status"]["web"]["url"]
+        self.assertEqual(url, f"http://127.0.0.1:{port}/")
         for t, p in got.items():
-            c = json.loads(p)
-            self.assertEqual(c["device"]["identifiers"], [f"islet_{d.client_id}"], t)
-            avail = c.get("availability_topic") or c["availability"][0]["topic"]
-            self.assertEqual(avail, d.topic("availability"), t)
+            self.assertEqual(json.loads(p)["device"].get("configuration_url"), url, t)
+        report = self.validated()
+        self.assertEqual(report["valid"], PER_TIMER + 1)
+        figure(f"configuration_url {url} in all {report['valid']} discovery payloads, valid under Home Assistant "
+               f"{report['home_assistant']}")
 
     def test_discovery_off_clears_what_was_announced(self):
         d = self.daemon()
-        want = expected_topics(d.client_id, "meditation")
+        want = expected_topics(d.client_id, "meditation") | device_topics(d.client_id)
         self.assertEqual(set(self.wait_configs(d.client_id, lambda c: set(c) >= want)), want)
+        self.assertIn(d.topic("image"), self.broker.retained([d.topic("image")]))
         d.stop()
         d.write_config(dict(d.mqtt_settings, discovery="off"))
         t0 = time.monotonic()
@@ -205,16 +246,17 @@ class Discovery(unittest.TestCase):
         left = self.wait_configs(d.client_id, lambda c: not c)
         figure(f"discovery = off: {len(want)} retained configs cleared {time.monotonic() - t0:.2f} s after the start")
         self.assertEqual(left, {}, "retained discovery configs are left with discovery = off")
+        self.assertEqual(self.broker.retained([d.topic("image")]), {}, "the pill's picture is left with discovery = off")
         self.assertEqual(self.broker.retained([d.topic("availability")]), {d.topic("availability"): b"online"})
 
     def test_birth_message_reannounces(self):
         d = self.daemon()
         topic = f"homeassistant/+/{d.client_id}/+/config"
-        self.wait_configs(d.client_id, lambda c: len(c) >= 9)
+        self.wait_configs(d.client_id, lambda c: len(c) >= PER_TIMER + 1)
         live = self.broker.listen([topic])
         self.addCleanup(live.stop)
         fresh = lambda m: not m.retained   # the subscription itself hands over the retained ones
-        self.assertEqual(len([m for m in live.messages if m.retained]), 9)
+        self.assertEqual(len([m for m in live.messages if m.retained]), PER_TIMER + 1)
         # Only `online` counts: an `offline` (Home Assistant stopping) announces nothing.
         self.broker.pub("homeassistant/status", "offline")
         time.sleep(1.0)
@@ -222,13 +264,13 @@ class Discovery(unittest.TestCase):
         mark = live.mark()
         t0 = time.monotonic()
         self.broker.pub("homeassistant/status", "online")
-        got = live.wait_count(fresh, 9, timeout=5)
+        got = live.wait_count(fresh, PER_TIMER + 1, timeout=5)
         elapsed = time.monotonic() - t0
         time.sleep(0.5)
         after = [m for m in live.since(mark) if fresh(m)]
         figure(f"birth message: {len(after)} config messages within {elapsed:.2f} s after homeassistant/status online")
-        self.assertEqual({m.topic for m in after}, expected_topics(d.client_id, "meditation"))
-        self.assertEqual(len(after), 9, f"expected each of the 9 configs once: {after}")
+        self.assertEqual({m.topic for m in after}, expected_topics(d.client_id, "meditation") | device_topics(d.client_id))
+        self.assertEqual(len(after), PER_TIMER + 1, f"expected each of the {PER_TIMER + 1} configs once: {after}")
         self.assertTrue(all(m.payload for m in got))
 
     def test_an_ad_hoc_timer_gets_entities_while_it_has_an_activity(self):
@@ -240,7 +282,8 @@ class Discovery(unittest.TestCase):
         d.request({"op": "end", "timer": "yoga", "dismissal": "immediate"})
         got = self.wait_configs(d.client_id, lambda c: not (set(c) & want))
         self.assertEqual(set(got) & want, set(), "the dismissed ad-hoc timer's entities are still announced")
-        self.assertEqual(set(got), expected_topics(d.client_id, "meditation"), "the configured timer's entities went too")
+        self.assertEqual(set(got), expected_topics(d.client_id, "meditation") | device_topics(d.client_id),
+                         "the configured timer's (or the device's) entities went too")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Home Assistant core itself against the test broker and a real isletd: HA discovers the
-device from Islet's announcements, shows the timer's state, and its own button and number
-entities drive the timer.
+device from Islet's announcements, shows the timer's state and the pill's picture (its image
+entity takes a new one when the timer starts), and its own button and number entities drive
+the timer.
 
 HA is run as its users run it (`hass -c DIR`) from the venv of ensure_ha_venv.sh, with a
 config entry for MQTT on the test broker. Two pieces of HA's own configuration make it
@@ -29,7 +30,8 @@ from daemon import Daemon
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENTITIES = ["sensor.ha_core_meditation_phase", "sensor.ha_core_meditation_ends", "sensor.ha_core_meditation_paused_remaining",
             "button.ha_core_meditation_pause", "button.ha_core_meditation_resume", "button.ha_core_meditation_toggle",
-            "button.ha_core_meditation_reset", "button.ha_core_meditation_expand", "number.ha_core_meditation_start_minutes"]
+            "button.ha_core_meditation_reset", "button.ha_core_meditation_expand", "number.ha_core_meditation_start_minutes",
+            "image.ha_core_pill"]
 HA_START_TIMEOUT = float(os.environ.get("HA_START_TIMEOUT", "300"))
 
 CONFIGURATION = """
@@ -169,6 +171,8 @@ class HomeAssistantCoreTests(unittest.TestCase):
             if self.states.wait_for(lambda m: m.topic == topic and m.text == "running", timeout=3, start=mark):
                 break
         self.assertEqual(self.ha_state("sensor.ha_core_meditation_phase", lambda s: s == "running", start=mark), "running")
+        # The image entity's state is when its picture last changed: a new one came with the start.
+        self.ha_state("image.ha_core_pill", lambda s: s[:1].isdigit(), start=mark)
         ends = self.ha_state("sensor.ha_core_meditation_ends", lambda s: s[:1].isdigit(), start=mark)
         end = datetime.datetime.fromisoformat(ends).timestamp()
         self.assertLess(abs(end - (t + 300)), 10, f"HA shows the end at {ends}, not 5 minutes from now")

@@ -1,10 +1,10 @@
 import IsletCore
 import IsletProtocol
 
-/// Home Assistant's MQTT discovery for Islet: one device, and per timer a phase sensor, a
-/// timestamp sensor for the end of the running cycle, a duration sensor for the paused time,
-/// a button for each verb the table gives it (five) and a number that starts a session of N
-/// minutes. Pure: the bridge publishes what this returns. Payloads use full key names (no
+/// Home Assistant's MQTT discovery for Islet: one device with an image entity (the pill as the
+/// glass shows it), and per timer a phase sensor, a timestamp sensor for the end of the running
+/// cycle, a duration sensor for the paused time, a button for each verb the table gives it
+/// (five) and a number that starts a session of N minutes. Pure: the bridge publishes what this returns. Payloads use full key names (no
 /// abbreviations), so Home Assistant's schemas read them as they are (make test-mqtt checks
 /// them with those schemas).
 public struct HomeAssistantDiscovery: Sendable {
@@ -12,10 +12,13 @@ public struct HomeAssistantDiscovery: Sendable {
         public var name: String
         public var model: String
         public var version: String
-        public init(name: String, model: String, version: String) {
+        /// The web page (`[web]`), as Home Assistant's "Visit" link on the device; nil without one.
+        public var configurationURL: String?
+        public init(name: String, model: String, version: String, configurationURL: String? = nil) {
             self.name = name
             self.model = model
             self.version = version
+            self.configurationURL = configurationURL
         }
     }
 
@@ -113,6 +116,45 @@ public struct HomeAssistantDiscovery: Sendable {
         "\(prefix)/\(e.component)/\(node)/\(Self.objectKey(timer))_\(e.key)/config"
     }
 
+    /// The device's own entity, whatever the timers: the pill as an `image` entity. Its object id
+    /// has no `_`, so no timer's entity can have it (a timer's ids end in `_<entity key>`).
+    public var pillConfigTopic: String { "\(prefix)/image/\(node)/pill/config" }
+
+    /// The device's own announcement: (topic, retained JSON payload).
+    public var deviceAnnouncement: (topic: String, payload: [UInt8]) { (pillConfigTopic, Self.encode(pillPayload)) }
+
+    /// The pill: PNG bytes, retained on `<prefix>/image` (the bridge publishes the panel's picture there).
+    var pillPayload: [String: JSONValue] {
+        var o = common(name: "pill", id: "pill")
+        o["image_topic"] = .string(topics.image)
+        o["content_type"] = .string("image/png")
+        o["icon"] = .string("mdi:meditation")
+        return o
+    }
+
+    /// What every entity carries: name, ids, the device, availability (the last will), QoS.
+    func common(name: String, id: String) -> [String: JSONValue] {
+        var device: [String: JSONValue] = [
+            "identifiers": .array([.string("islet_\(node)")]),
+            "name": .string(self.device.name),
+            "manufacturer": .string("Islet"),
+            "model": .string(self.device.model),
+            "sw_version": .string(self.device.version),
+        ]
+        if let url = self.device.configurationURL { device["configuration_url"] = .string(url) }
+        return [
+            "name": .string(name),
+            "unique_id": .string("islet_\(node)_\(id)"),
+            // The device's id in the entity id too: two Islets on one Home Assistant do not clash.
+            "object_id": .string("\(node)_\(id)"),
+            "device": .object(device),
+            "availability_topic": .string(topics.availability),
+            "payload_available": .string("online"),
+            "payload_not_available": .string("offline"),
+            "qos": .number(1),
+        ]
+    }
+
     /// The config topics a timer's entities live under.
     public func configTopics(timer: String) -> [String] { Entity.allCases.map { configTopic($0, timer: timer) } }
 
@@ -132,23 +174,7 @@ public struct HomeAssistantDiscovery: Sendable {
     func payload(_ e: Entity, timer: String) -> [String: JSONValue] {
         let key = Self.objectKey(timer)
         let state = topics.activity(timer)
-        var o: [String: JSONValue] = [
-            "name": .string("\(timer) \(e.label)"),
-            "unique_id": .string("islet_\(node)_\(key)_\(e.key)"),
-            // The device's id in the entity id too: two Islets on one Home Assistant do not clash.
-            "object_id": .string("\(node)_\(key)_\(e.key)"),
-            "device": .object([
-                "identifiers": .array([.string("islet_\(node)")]),
-                "name": .string(device.name),
-                "manufacturer": .string("Islet"),
-                "model": .string(device.model),
-                "sw_version": .string(device.version),
-            ]),
-            "availability_topic": .string(topics.availability),
-            "payload_available": .string("online"),
-            "payload_not_available": .string("offline"),
-            "qos": .number(1),
-        ]
+        var o = common(name: "\(timer) \(e.label)", id: "\(key)_\(e.key)")
         // A template sees an empty payload when the activity's retained message is cleared
         // (the timer went idle): `value_json` is undefined then.
         let defined = "value_json is defined and value_json.phase is defined"

@@ -225,14 +225,11 @@ public final class MQTTSession: @unchecked Sendable {
     public func publish(_ topic: String, _ payload: [UInt8], retain: Bool, correlation: [UInt8]? = nil,
                         expirySeconds: UInt32? = nil) -> Result<Int32, MQTTError> {
         // Never hand libmosquitto a packet past the broker's maximum: 2.0.11 then drops it later,
-        // from its queue, through a log call that asserts (isletd died in CI). Over-estimated:
-        // fixed header 5, topic 2 + n, packet id 2, properties 4 + expiry 5 + correlation 3 + n.
-        if sink.brokerMaximumPacket > 0 {
-            let size = 5 + 2 + topic.utf8.count + 2 + 4 + (expirySeconds == nil ? 0 : 5) + (correlation.map { 3 + $0.count } ?? 0) + payload.count
-            if size > Int(sink.brokerMaximumPacket) {
-                return .failure(MQTTError(code: islet_mosq_err_oversize_packet(),
-                                          message: "publish to \(topic): about \(size) bytes, over the broker's maximum packet size (\(sink.brokerMaximumPacket))"))
-            }
+        // from its queue, through a log call that asserts (isletd died in CI).
+        let size = Self.packetSize(topic, payloadBytes: payload.count, correlation: correlation, expirySeconds: expirySeconds)
+        if !fits(size) {
+            return .failure(MQTTError(code: islet_mosq_err_oversize_packet(),
+                                      message: "publish to \(topic): about \(size) bytes, over the broker's maximum packet size (\(sink.brokerMaximumPacket))"))
         }
         var mid: Int32 = 0
         var props: OpaquePointer?
@@ -250,6 +247,15 @@ public final class MQTTSession: @unchecked Sendable {
         }
         return rc == islet_mosq_ok() ? .success(mid) : .failure(error(rc, "publish to \(topic)"))
     }
+
+    /// A PUBLISH's size, over-estimated: fixed header 5, topic 2 + n, packet id 2, properties 4 +
+    /// expiry 5 + correlation 3 + n, and the payload.
+    public static func packetSize(_ topic: String, payloadBytes: Int, correlation: [UInt8]? = nil, expirySeconds: UInt32? = nil) -> Int {
+        5 + 2 + topic.utf8.count + 2 + 4 + (expirySeconds == nil ? 0 : 5) + (correlation.map { 3 + $0.count } ?? 0) + payloadBytes
+    }
+
+    /// Whether a packet of `size` bytes is within the broker's Maximum Packet Size (CONNACK; none: any).
+    public func fits(_ size: Int) -> Bool { sink.brokerMaximumPacket == 0 || size <= Int(sink.brokerMaximumPacket) }
 
     /// Subscribes to one topic filter at QoS 1; the message id of the SUBSCRIBE.
     /// `retainAsPublished` (MQTT 5): a live message keeps its retain flag, so a retained

@@ -11,6 +11,8 @@ public struct MQTTTopics: Hashable, Sendable {
     /// written after we first connected, is another client with our client id (docs/MQTT.md).
     public var instance: String { "\(prefix)/instance" }
     public var response: String { "\(prefix)/response" }
+    /// Retained: the panel's picture as PNG (Home Assistant's image entity).
+    public var image: String { "\(prefix)/image" }
     public func activity(_ timer: String) -> String { "\(prefix)/activity/\(timer)" }
     /// Every timer's activity topic: retained ones left from before are cleared on connect.
     public var activityFilter: String { "\(prefix)/activity/+" }

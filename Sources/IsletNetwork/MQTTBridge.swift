@@ -17,7 +17,8 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     private let discovery: HomeAssistantDiscovery
     /// What the broker holds retained for each timer, as published in this connection.
     private var published: [String: Activity] = [:]
-    private var announced: Set<String> = []
+    /// The timers announced in this connection, and whether the device's own entity (the pill's image) is.
+    private var announced: (timers: Set<String>, device: Bool) = ([], false)
     /// Answers waiting for their change to be durable, in arrival order.
     private var held: [(pending: PendingAnswer, id: String?, correlation: [UInt8]?)] = []
     private var ledger = RequestLedger()
@@ -31,6 +32,8 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     private var defaultTimers: [String]
     /// The activities as the last turn left them (announcements follow them).
     private var activities: [Activity] = []
+    /// The panel's picture, and what of it goes to Home Assistant's image.
+    private var pill = PillImage()
 
     private struct Guards {
         /// Commands done at most 20 a second (a burst of 40); the rest are dropped and counted.
@@ -65,7 +68,8 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
         self.inbox = inbox
         link.listen(self)
-        link.optionalTopics = [plan.topics.instance]
+        link.optionalTopics = [plan.topics.instance: "two displays with one client id will not be named",
+                               plan.topics.image: "Home Assistant's image of the pill will not change"]
         try link.attach(to: loop)
     }
 
@@ -77,9 +81,10 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
             guards.lastAnnounce = turn.mono
             guard link.isUp else { return }
             env.log.info("mqtt: Home Assistant is online; announcing again")
-            announced = []
+            announced = ([], false)
             announce(turn.activities)
         }
+        if let due = pill.due, turn.mono >= due { publishPicture() }
     }
     // MARK: MQTTLinkListener
 
@@ -104,12 +109,15 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         link.subscribe(plan.topics.instance)
         link.send(plan.topics.instance, Array("\(instance.token) \(wall)".utf8), retain: true)
         publishChanges(activities, now: env.clock.now())
+        pill.reconnected()
+        // Without discovery there is no image entity: a picture left from when there was one goes.
+        if plan.settings.discovery { publishPicture() } else { link.send(plan.topics.image, [], retain: true) }
     }
 
     package func linkLost() {
         // A new connection publishes everything again.
         published = [:]
-        announced = []
+        announced = ([], false)
     }
 
     package func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
@@ -217,8 +225,23 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     /// After the frame: the turn's change, retained.
     package func publish(_ outcome: TurnOutcome) {
         activities = outcome.view.activities
-        guard outcome.change != nil else { return }
-        publishChanges(outcome.view.activities, now: outcome.view.now)
+        if let p = outcome.picture { pill.picture = p }
+        if outcome.change != nil { publishChanges(outcome.view.activities, now: outcome.view.now) }
+        publishPicture()
+    }
+
+    /// The panel's picture as PNG, retained on the image topic, when it changed (at most once a
+    /// second: `PillImage`); only with discovery, whose image entity shows it.
+    private func publishPicture() {
+        guard plan.settings.discovery, link.isUp else { return }
+        let topic = plan.topics.image
+        switch pill.step(at: env.mono, fits: { link.fits(topic, payloadBytes: $0) }) {
+        case .none: break
+        case .send(let png): link.send(topic, png, retain: true)
+        case .tooLarge(let bytes):
+            env.log.limited(.warning, topic: "mqtt-image", intervalMs: 3_600_000, nowMs: env.mono.milliseconds,
+                            "mqtt: the pill's picture (\(bytes) bytes as PNG) is larger than the broker's maximum packet size; Home Assistant's image of it is not updated (raise max_packet_size on the broker)")
+        }
     }
 
     /// Publishes each activity that changed since it was last published (retained), clears
@@ -244,17 +267,23 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
 
     private func wantedConfigTopics(_ activities: [Activity]) -> Set<String> {
         Set(wantedTimers(activities).flatMap { discovery.configTopics(timer: $0) })
+            .union(plan.settings.discovery ? [discovery.pillConfigTopic] : [])
     }
 
     private func announce(_ activities: [Activity]) {
+        if plan.settings.discovery, !announced.device {
+            let a = discovery.deviceAnnouncement
+            link.send(a.topic, a.payload, retain: true)
+            announced.device = true
+        }
         let wanted = wantedTimers(activities)
-        for timer in wanted.subtracting(announced).sorted() {
+        for timer in wanted.subtracting(announced.timers).sorted() {
             for a in discovery.announcements(timer: timer) { link.send(a.topic, a.payload, retain: true) }
         }
-        for timer in announced.subtracting(wanted).sorted() {
+        for timer in announced.timers.subtracting(wanted).sorted() {
             for topic in discovery.configTopics(timer: timer) { link.send(topic, [], retain: true) }
         }
-        announced = wanted
+        announced.timers = wanted
     }
 
     // MARK: status and stop
@@ -277,7 +306,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         link.shutdown(last: (plan.topics.availability, Array("offline".utf8)))
     }
 
-    package var nextDeadline: MonotonicInstant? { [link.nextDeadline, guards.announceDue].compactMap { $0 }.min() }
+    package var nextDeadline: MonotonicInstant? { [link.nextDeadline, guards.announceDue, pill.due].compactMap { $0 }.min() }
     /// Messages wait for a later turn: the loop takes them without sleeping.
     package var hasBacklog: Bool { link.hasBacklog }
 }

@@ -1,4 +1,22 @@
+import IsletCore
 import IsletSystem
+
+extension MQTTLink {
+    package enum State: Equatable {
+        case connecting
+        case connected
+        case refused(String)
+    }
+    /// What `status` says: the state, since when, the last error, attempts since the last success.
+    package struct Report {
+        var state = State.connecting
+        var since: Instant
+        var lastError: String?
+        var attempts = 0
+        /// Messages not taken because a flood filled the inbox.
+        var messagesDropped = 0
+    }
+}
 
 /// A message waiting for its turn.
 struct Inbound {

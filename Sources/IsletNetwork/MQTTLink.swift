@@ -26,21 +26,6 @@ extension MQTTLinkListener {
 /// socket in the loop's table, libmosquitto's read, write and keep-alive steps when due,
 /// backoff with jitter, and what `status` reports. It knows no topic but to name a refusal.
 package final class MQTTLink {
-    package enum State: Equatable {
-        case connecting
-        case connected
-        case refused(String)
-    }
-    /// What `status` says: the state, since when, the last error, attempts since the last success.
-    package struct Report {
-        var state = State.connecting
-        var since: Instant
-        var lastError: String?
-        var attempts = 0
-        /// Messages not taken because a flood filled the inbox.
-        var messagesDropped = 0
-    }
-
     private let env: PartEnvironment
     private weak var loop: EventLoop?
     private let plan: MQTTPlan
@@ -209,9 +194,9 @@ package final class MQTTLink {
         report.lastError = why
     }
 
-    /// Topics whose refusal is not the user's problem (the instance topic: an ACL written before
-    /// it existed may not allow it; only the duplicate-id check is lost): logged, not reported.
-    package var optionalTopics: Set<String> = []
+    /// Topics whose refusal is not the user's problem, and what is lost then (the instance topic,
+    /// the pill's image: an ACL written before they existed may not allow them): logged, not reported.
+    package var optionalTopics: [String: String] = [:]
 
     /// Whether messages wait for a later turn (the loop then does not sleep).
     package var hasBacklog: Bool { waiting.count > 0 }
@@ -294,11 +279,11 @@ package final class MQTTLink {
                 }
             case .published(let mid, let rc):
                 let topic = inFlight.removeValue(forKey: mid) ?? "a topic"
-                if rc >= 0x80, optionalTopics.contains(topic) { optionalRefused(topic, rc) }
+                if rc >= 0x80, let lost = optionalTopics[topic] { optionalRefused(topic, rc, lost) }
                 else if rc >= 0x80 { refused("publish to \(topic) refused: \(MQTTSession.reason(rc))", code: rc) }
             case .subscribed(let mid, let granted):
                 let filter = inFlight.removeValue(forKey: mid) ?? "a topic"
-                if let g = granted.first(where: { $0 >= 0x80 }), optionalTopics.contains(filter) { optionalRefused(filter, g) }
+                if let g = granted.first(where: { $0 >= 0x80 }), let lost = optionalTopics[filter] { optionalRefused(filter, g, lost) }
                 else if let g = granted.first(where: { $0 >= 0x80 }) { refused("subscription to \(filter) refused: \(MQTTSession.reason(g))", code: g) }
                 else { for p in parts { p.linkSubscribed(filter) } }
             }
@@ -320,9 +305,9 @@ package final class MQTTLink {
         for p in parts { p.linkConnected() }
     }
 
-    private func optionalRefused(_ topic: String, _ code: Int32) {
-        env.log.limited(.info, topic: "mqtt-optional", intervalMs: 3_600_000, nowMs: env.mono.milliseconds,
-                        "mqtt: the broker refused \(topic) (\(MQTTSession.reason(code))): two displays with one client id will not be named (docs/MQTT.md)")
+    private func optionalRefused(_ topic: String, _ code: Int32, _ lost: String) {
+        env.log.limited(.info, topic: "mqtt-optional \(topic)", intervalMs: 3_600_000, nowMs: env.mono.milliseconds,
+                        "mqtt: the broker refused \(topic) (\(MQTTSession.reason(code))): \(lost) (docs/MQTT.md)")
     }
 
     /// A refusal (an ACL, a size or quota limit): the connection stays (what is allowed still
@@ -371,6 +356,12 @@ package final class MQTTLink {
                 env.log.limited(.warning, topic: "mqtt-publish", nowMs: env.mono.milliseconds, "mqtt: \(e)")
             }
         }
+    }
+
+    /// Whether a retained publish of `payloadBytes` to `topic` is within the broker's Maximum
+    /// Packet Size (a larger one would be refused, and named in `status` as a refusal).
+    package func fits(_ topic: String, payloadBytes: Int) -> Bool {
+        session?.fits(MQTTSession.packetSize(topic, payloadBytes: payloadBytes)) ?? false
     }
 
     /// Writes what libmosquitto holds queued now, rather than at the socket's next EPOLLOUT: a

@@ -6,16 +6,18 @@ import IsletProtocol
 import IsletMQTT
 import IsletSync
 
-/// The network's parts, from `[mqtt]` and `[sync]`: the bridge, and the sync group riding
-/// the same link beside it (none without `[mqtt]`).
+/// The network's parts, from `[mqtt]` and `[sync]` (and `[web]`'s address for Home Assistant):
+/// the bridge, and the sync group riding the same link beside it (none without `[mqtt]`).
 package enum NetworkParts {
     package static func make(_ config: DaemonConfig, _ env: PartEnvironment, restoring saved: SyncLedger?) throws(DaemonStartError) -> [any DaemonPart] {
         guard let settings = config.mqtt else { return [] }
         let plan = try plan(settings, origin: config.origins)
         let link = try MQTTLink(env, plan: plan)
+        // With [web], Home Assistant links the device to its page (the address status.web.url shows).
         let device = HomeAssistantDiscovery.Device(name: "Islet \(plan.clientID)",
                                                    model: "\(config.controller.rawValue.uppercased()) \(config.width)x\(config.height)",
-                                                   version: IsletVersion.string)
+                                                   version: IsletVersion.string,
+                                                   configurationURL: config.web?.pageURL(machineName: ThisMachine.hostName))
         var parts: [any DaemonPart] = [MQTTBridge(env, config: config, plan: plan, link: link, device: device)]
         if let sync = config.sync {
             parts.append(SyncGroup(env, settings: sync, device: sync.deviceName ?? plan.clientID, link: link, restoring: saved))

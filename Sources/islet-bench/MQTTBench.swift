@@ -117,7 +117,7 @@ struct MQTTBench {
         }
         if let a = carriedBefore, let b = carriedAfter, !sent.isEmpty {
             r[.mqttBytesPerTransition] = .value(Double(b.total - b.group - a.total + a.group) / Double(sent.count))
-            r.note("mqtt_bytes", "topic + payload bytes the broker carried per transition: activity state \(Report.number(Double(b.activity - a.activity) / Double(sent.count))), command \(Report.number(Double(b.command - a.command) / Double(sent.count))), answer \(Report.number(Double(b.response - a.response) / Double(sent.count))) (MQTT framing and TCP not counted)")
+            r.note("mqtt_bytes", "topic + payload bytes the broker carried per transition: activity state \(Report.number(Double(b.activity - a.activity) / Double(sent.count))), command \(Report.number(Double(b.command - a.command) / Double(sent.count))), answer \(Report.number(Double(b.response - a.response) / Double(sent.count))), the pill's picture for Home Assistant \(Report.number(Double(b.image - a.image) / Double(sent.count))) (at most one a second) (MQTT framing and TCP not counted)")
         } else {
             r[.mqttBytesPerTransition] = .missing("mosquitto_sub saw nothing")
         }
@@ -157,9 +157,9 @@ struct MQTTBench {
     }
 
     /// Bytes carried so far, from mosquitto_sub's "topic length" lines.
-    static func bytes(_ path: String) -> (total: Int, activity: Int, command: Int, response: Int, group: Int)? {
+    static func bytes(_ path: String) -> (total: Int, activity: Int, command: Int, response: Int, group: Int, image: Int)? {
         guard let text = Processes.readFile(path) else { return nil }
-        var total = 0, activity = 0, command = 0, response = 0, group = 0
+        var total = 0, activity = 0, command = 0, response = 0, group = 0, image = 0
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ")
             guard parts.count == 2, let n = Int(parts[1]) else { continue }
@@ -171,8 +171,9 @@ struct MQTTBench {
             else if parts[0].contains("/activity/") { activity += b }
             else if parts[0].hasSuffix("/command") { command += b }
             else if parts[0].hasSuffix("/response") { response += b }
+            else if parts[0].hasSuffix("/image") { image += b }
         }
-        return (total, activity, command, response, group)
+        return (total, activity, command, response, group, image)
     }
 }
 

@@ -86,4 +86,18 @@ struct WebConfigTests {
         #expect(both.contains("\nIPAddressAllow=192.168.1.10 fd00::/8\n"))
         #expect(both.contains("[mqtt] url = mqtt://192.168.1.10:1883, [web] listen = [::]:8080"))
     }
+
+    @Test("the page's address: the listen address, or the machine's name on mDNS for a wildcard")
+    func pageURL() throws {
+        var web = WebSettings()
+        #expect(web.pageURL(machineName: "islet") == "http://127.0.0.1:8080/")
+        web.listen = try #require(ListenAddress.parse("0.0.0.0:8080"))
+        #expect(web.pageURL(machineName: "islet") == "http://islet.local:8080/")
+        #expect(web.pageURL(machineName: "islet.example.net") == "http://islet.example.net:8080/")
+        #expect(web.pageURL(machineName: "") == "http://localhost:8080/")
+        web.listen = try #require(ListenAddress.parse("[fd00::5]:443"))
+        web.certFile = "/etc/islet/cert.pem"
+        web.keyFile = "/etc/islet/key.pem"
+        #expect(web.pageURL(machineName: "islet") == "https://[fd00::5]:443/")
+    }
 }

@@ -88,6 +88,42 @@ import IsletProtocol
         }
     }
 
+    @Test func thePillIsAnImageEntityOfTheDeviceReadingTheImageTopic() throws {
+        let a = d.deviceAnnouncement
+        #expect(a.topic == "homeassistant/image/islet-0ce2fdf8b425/pill/config")
+        #expect(d.isConfigTopic(a.topic))
+        let o = try object(a.payload)
+        #expect(o["image_topic"] == .string("islet/islet-0ce2fdf8b425/image"))
+        #expect(o["content_type"] == .string("image/png"))
+        #expect(o["availability_topic"] == .string("islet/islet-0ce2fdf8b425/availability"))
+        #expect(o["unique_id"] == .string("islet_islet-0ce2fdf8b425_pill"))
+        #expect(o["object_id"] == .string("islet-0ce2fdf8b425_pill"))
+        guard case .object(let device)? = o["device"] else { Issue.record("no device"); return }
+        #expect(device["identifiers"] == .array([.string("islet_islet-0ce2fdf8b425")]))
+        // Without [web] there is no page to link to.
+        #expect(device["configuration_url"] == nil)
+        // No timer's entity has its topic or ids, whatever the timer is called.
+        for timer in ["pill", "p", "pill_", "_pill", "ill"] {
+            for t in d.announcements(timer: timer) {
+                #expect(t.topic != a.topic)
+                #expect(try object(t.payload)["unique_id"] != o["unique_id"])
+            }
+        }
+    }
+
+    @Test func withAPageEveryEntityLinksTheDeviceToIt() throws {
+        let web = HomeAssistantDiscovery(prefix: "homeassistant", node: "desk", topics: MQTTTopics(prefix: "islet/desk"),
+                                         device: .init(name: "Islet desk", model: "SSD1306 128x32", version: "1.0",
+                                                       configurationURL: "http://islet.local:8080/"),
+                                         defaultMinutes: 20)
+        let all = web.announcements(timer: "meditation") + [web.deviceAnnouncement]
+        #expect(all.count == 10)
+        for a in all {
+            guard case .object(let device)? = try object(a.payload)["device"] else { Issue.record("no device in \(a.topic)"); continue }
+            #expect(device["configuration_url"] == .string("http://islet.local:8080/"), "\(a.topic)")
+        }
+    }
+
     @Test func theTimestampSensorIsATimestampAndReadsTheActivity() throws {
         let ends = try #require(d.announcements(timer: "meditation").first { $0.topic.hasSuffix("meditation_ends/config") })
         let o = try object(ends.payload)
