@@ -1,0 +1,114 @@
+"""`make test-web`: the page under load (docs/WEB.md "Bounded").
+
+(h) a slowloris (one header byte every 2 s), then 64 event streams, then 40 idle connections,
+against a running countdown, while a person's `isletctl status` runs in a loop beside the
+control socket's own round trip (mqtt/attacker.py's Probe): the socket's round trip keeps p99
+under 50 ms (isletctl, a process start each time, keeps mqtt's bound for that); the ticks stay
+punctual (frame events about 1 s apart on the streams, none more than 250 ms late); streams past
+32 connections get 503 busy; past 64 connections nothing more is taken in (the listen backlog
+holds them); the slowloris and the idle connections are cut about 10 s after they opened, and a
+stream is served again afterwards.
+"""
+import sys
+import time
+
+from case import WebCase, figure
+from harness import MQTT
+from streams import Readers, Slowloris, Stream, ended, idle
+
+if MQTT not in sys.path:
+    sys.path.insert(0, MQTT)
+from attacker import Probe  # noqa: E402
+from test_untrusted import CTL_P99_MS  # noqa: E402  (isletctl status, a process start each time)
+
+STREAMS, IDLE, SOFT_LIMIT, HARD_LIMIT = 64, 40, 32, 64
+SOCK_P99_MS, LATE_S, CUT_S = 50, 0.25, (9.0, 12.5)
+
+
+class Load(WebCase):
+    uses_browser = False
+
+    def test_h_streams_slowloris_and_a_person(self):
+        d = self.daemon()
+        self.ctl_ok(d, "start", "--seconds", "600")
+        time.sleep(0.3)
+        probe = Probe(d, interval=0.2).start()
+        self.addCleanup(probe.stop)
+        slow = Slowloris(d.port).start()
+        self.addCleanup(slow.stop)
+        streams = []
+        self.addCleanup(lambda: [s.close() for s in streams])
+        for _ in range(STREAMS):
+            streams.append(Stream(d.port))
+        readers = Readers(streams).start()
+        self.addCleanup(readers.stop)
+        t_open = time.monotonic()
+        drawn_before = d.status()["status"]["frames"]
+        statuses = [s.status for s in streams]
+        served = statuses.count(200)
+        # Past the hard limit: 32 open (31 streams and the slowloris) + 32 idle; the rest wait.
+        waiting = idle(d.port, IDLE)
+        self.addCleanup(lambda: [c.close() for c in waiting])
+        time.sleep(1.0)
+        closed_at_once = sum(ended(c) for c in waiting)
+        cut = slow.wait(CUT_S[1] + 2 - (time.monotonic() - slow.t0))
+        wait_deadline = time.monotonic() + 3
+        while time.monotonic() < wait_deadline and sum(ended(c) for c in waiting[:SOFT_LIMIT]) < SOFT_LIMIT:
+            time.sleep(0.1)
+        idle_cut = sum(ended(c) for c in waiting)
+        for c in waiting:
+            c.close()
+        waiting.clear()
+        time.sleep(0.5)
+        again = Stream(d.port)
+        streams.append(again)
+        t_end = time.monotonic()
+        drawn = d.status()["status"]["frames"] - drawn_before
+        probe.stop()
+        readers.stop()
+
+        frames = [s.times("frame") for s in streams[:served]]
+        window = [t for t in frames[0] if t_open <= t <= t_end]
+        gaps = [b - a for a, b in zip(window, window[1:])]
+        worst = max((b - a for f in frames for a, b in zip(f, f[1:]) if t_open <= a), default=0.0)
+        dropped = sum(s.closed for s in streams[:served])
+        sock_p99, ctl_p99 = Probe.p99(probe.sock) * 1000, Probe.p99(probe.ctl) * 1000
+        figure(f"{STREAMS} streams: {served} served, {statuses.count(503)} got 503, others {sorted(set(statuses) - {200, 503})}; "
+               f"{closed_at_once} of {IDLE} idle connections closed at once, {idle_cut} cut by "
+               f"{time.monotonic() - t_open:.1f} s; slowloris cut after {cut if cut is None else round(cut, 1)} s "
+               f"({slow.sent} bytes sent); stream afterwards: {again.status}")
+        figure(f"person: {probe.summary()}; frames on stream 1: {len(window)} in {t_end - t_open:.1f} s, gaps "
+               f"{min(gaps, default=0):.3f}..{max(gaps, default=0):.3f} s; worst gap on any stream {worst:.3f} s; "
+               f"{dropped} streams closed by the server; the panel drew {drawn} frames meanwhile (status.frames)")
+        problems = []
+        if served != SOFT_LIMIT - 1:
+            problems.append(f"{served} of {STREAMS} streams were served beside the slowloris (want {SOFT_LIMIT - 1}: {SOFT_LIMIT} connections)")
+        busy = [(i, s.status, (s.code or "")[:80]) for i, s in enumerate(streams[:STREAMS]) if s.status != 200]
+        if any(st != 503 or '"busy"' not in code for _, st, code in busy):
+            problems.append(f"streams past {SOFT_LIMIT} connections did not all get 503 busy: {busy[:3]}")
+        if statuses[:served] != [200] * served:
+            problems.append(f"a stream before the limit was refused: {statuses}")
+        if closed_at_once:
+            problems.append(f"{closed_at_once} idle connections were closed at once (the page was at {SOFT_LIMIT} of {HARD_LIMIT})")
+        if idle_cut < HARD_LIMIT - SOFT_LIMIT:
+            problems.append(f"only {idle_cut} of the {HARD_LIMIT - SOFT_LIMIT} taken idle connections were cut (deadline 10 s)")
+        if cut is None or not CUT_S[0] <= cut <= CUT_S[1]:
+            problems.append(f"the slowloris was cut after {cut} s (want {CUT_S[0]}..{CUT_S[1]} s; {slow.sent} bytes sent)")
+        if again.status != 200:
+            problems.append(f"a stream after the load got {again.status}: {again.code}")
+        if len(window) < (t_end - t_open) - 2:
+            problems.append(f"{len(window)} frame events in {t_end - t_open:.1f} s on stream 1 (a running countdown: one a second)")
+        if max(gaps, default=99) > 1 + LATE_S:
+            problems.append(f"{max(gaps):.3f} s between two frame events on stream 1: a second late by more than {LATE_S} s "
+                            f"or skipped (the panel drew {drawn} frames in {t_end - t_open:.1f} s)")
+        if dropped:
+            problems.append(f"the server closed {dropped} served streams that kept reading")
+        if sock_p99 >= SOCK_P99_MS or len(probe.sock) < 30:
+            problems.append(f"control socket round trip p99 {sock_p99:.1f} ms over {len(probe.sock)} samples (bound {SOCK_P99_MS} ms)")
+        if ctl_p99 >= CTL_P99_MS:
+            problems.append(f"isletctl status p99 {ctl_p99:.0f} ms (bound {CTL_P99_MS} ms, a process start each time)")
+        if probe.errors:
+            problems.append(f"{len(probe.errors)} status requests failed: {probe.errors[:2]}")
+        if not d.running:
+            problems.append(f"isletd died (exit {d.proc.returncode})")
+        self.assertFalse(problems, "; ".join(problems))
