@@ -25,7 +25,7 @@ override ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(ARCH)))
 CROSS_SUITE ?= trixie
 CROSS_APT_PACKAGES := mmdebstrap rsync qemu-user-static binfmt-support
 
-.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-system test-tools demo bench bench-compare bench-bound gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-web web-screenshots test-system test-tools demo bench bench-compare bench-bound gallery install uninstall clean
 
 all: build
 
@@ -167,6 +167,23 @@ test-mqtt: deps
 	$(call apt_ensure,$(MQTT_APT_PACKAGES))
 	$(SWIFT) build $(BUILD_FLAGS)
 	ISLET_BIN="$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))" python3 mqtt/run.py
+
+# The web page (docs/WEB.md) in a real browser: Debian's chromium driven by Debian's chromedriver
+# through Debian's python3-selenium (nothing is downloaded), against isletd on the mock bus, with
+# curl and raw sockets for the HTTP cases (web/README.md). Closes with "N passed, M failed".
+WEB_APT_PACKAGES := chromium chromium-driver python3-selenium curl openssl
+WEB_PYTHON ?= /usr/bin/python3
+test-web: deps
+	$(call apt_ensure,$(WEB_APT_PACKAGES))
+	$(SWIFT) build $(BUILD_FLAGS)
+	ISLET_BIN="$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))" $(WEB_PYTHON) web/run.py
+
+# The page's screenshots in docs/gallery (phone and desktop, English and Arabic), taken by that
+# browser; not part of CI.
+web-screenshots: deps
+	$(call apt_ensure,$(WEB_APT_PACKAGES))
+	$(SWIFT) build $(BUILD_FLAGS)
+	ISLET_BIN="$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))" $(WEB_PYTHON) web/screenshots.py docs/gallery
 
 # The Python tools' own tests: the system test's trace decoders and the bytes bound.
 test-tools:
