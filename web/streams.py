@@ -172,3 +172,26 @@ def ended(conn):
         return False
     except OSError:
         return True
+
+
+def asking(port, path):
+    """A connection that has sent a whole GET of `path` (non-blocking)."""
+    c = socket.create_connection((HOST, port), timeout=3)
+    c.sendall(f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n\r\n".encode())
+    c.setblocking(False)
+    return c
+
+
+def answer(conn, wait=0.0):
+    """What the server has sent on `conn` within `wait` s: bytes, b"" when it closed the
+    connection without a word, None when nothing came."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return conn.recv(65536)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.05)
+        except OSError:
+            return b""
