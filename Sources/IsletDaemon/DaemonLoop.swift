@@ -14,6 +14,10 @@ struct TurnState {
     var snapshot: ControlResponse?
     /// Something changed what the panel shows: the frame is drawn at the end of the turn.
     var redraw = false
+    /// The instant the last turn judged its frame with: the next wake-up is planned from it. A
+    /// later reading would let a second that came due while the turn ended pass undrawn (the
+    /// turn found it not yet due, the plan found it already past: a 2 s gap on the panel).
+    var finishedAt: Instant?
 }
 
 /// The loop: wait on the descriptor table, let the handlers turn what is ready into changes,
@@ -95,6 +99,7 @@ extension Daemon {
         for p in parts { p.save(into: book) }
         book.submitIfDirty()
         turn = TurnState()
+        turn.finishedAt = now
     }
 
     private func prepareToWait() {
@@ -109,7 +114,7 @@ extension Daemon {
     /// (pixel shift, test pattern, retry), the writer's retry, and the activities' next
     /// visible change.
     func nextWake() -> MonotonicInstant? {
-        let now = env.clock.now()
+        let now = turn.finishedAt ?? env.clock.now()
         // While the clock is behind the last save, time stands at the save for the activities:
         // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.
         let activities = clockWatch.isBehind ? nil
