@@ -92,8 +92,9 @@ fi
 # the arm64 binutils (strip, and objdump for dpkg-shlibdeps), what `make test` uses (fonts,
 # libfaketime for both architectures, systemd-analyze, which checks the unit's /bin/kill from
 # procps, udevadm) and lintian for the package: one root serves every build of that suite.
-# Changing the list makes a new root.
-packages="pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev libmosquitto-dev dpkg-dev binutils
+# libmicrohttpd-dev gives the web page's header only (the library is loaded with dlopen, nothing
+# links it), which serves the arm64 build too. Changing the list makes a new root.
+packages="pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev libmosquitto-dev libmicrohttpd-dev dpkg-dev binutils
 g++ libc6-dev libcurl4t64 libxml2 libsqlite3-0 libncurses6 libedit2 zlib1g-dev git ca-certificates"
 archs=amd64
 case "$suite" in bookworm|bullseye|buster) ;; *)

@@ -20,6 +20,16 @@ pkg="islet_${version}_${arch}"
 # useradd/groupadd (postinst) come from passwd, which is not Essential. The renderer cannot draw
 # a frame without Terminus and Unifont (packaging/debian/lintian-overrides says why Depends).
 extra="passwd, xfonts-terminus, xfonts-unifont"
+# The web page ([web], docs/WEB.md) runs on libmicrohttpd, which isletd loads with dlopen only
+# when [web] is set, so dpkg-shlibdeps cannot see it: named here by hand. Recommends, not
+# Depends: the daemon runs without it (no [web] is the default; with [web] and no library it
+# stops at start saying which package to install), and apt install ./islet_*.deb, the install
+# path docs/HARDWARE.md gives, installs Recommends (APT::Install-Recommends is on by default,
+# on Raspberry Pi OS too). Whoever installs with --no-install-recommends chose to leave it out.
+# Debian 13 renamed the package for the 64-bit time_t transition (libmicrohttpd12t64, 1.0.1,
+# which Provides libmicrohttpd12); Debian 12 has libmicrohttpd12 0.9.75, the oldest the page
+# is written for. The same line serves both: apt takes the first alternative that exists.
+recommends="libmicrohttpd12t64 | libmicrohttpd12 (>= 0.9.75)"
 
 die() { printf 'islet: %s\n' "$*" >&2; exit 1; }
 [[ "$version" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || die "DEB_VERSION '$version' is not a Debian version"
@@ -108,6 +118,7 @@ Architecture: $arch
 Maintainer: Islet developers <islet@users.noreply.github.com>
 Installed-Size: $size_kb
 Depends: $depends, $extra
+Recommends: $recommends
 Section: misc
 Priority: optional
 Homepage: https://github.com/islet/islet
@@ -125,4 +136,4 @@ chmod 0644 "$tree/DEBIAN/md5sums" "$tree/DEBIAN/control" "$tree/DEBIAN/conffiles
 
 mkdir -p "$DEB_OUT"
 dpkg-deb --root-owner-group -Zxz --build "$tree" "$DEB_OUT/$pkg.deb" >/dev/null
-printf 'islet: %s: %s bytes; Depends: %s, %s\n' "${DEB_OUT#"$root/"}/$pkg.deb" "$(stat -c %s "$DEB_OUT/$pkg.deb")" "$depends" "$extra"
+printf 'islet: %s: %s bytes; Depends: %s, %s; Recommends: %s\n' "${DEB_OUT#"$root/"}/$pkg.deb" "$(stat -c %s "$DEB_OUT/$pkg.deb")" "$depends" "$extra" "$recommends"

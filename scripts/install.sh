@@ -67,6 +67,18 @@ if [ "$DRY_RUN" != 1 ]; then
         || die "refusing to install $BIN_DIR/isletd and isletctl (see above); nothing was changed"
 fi
 
+# The web page ([web], docs/WEB.md) runs on libmicrohttpd, which isletd loads (dlopen) only when
+# [web] is set: the loader's check above cannot see it. As the package's Recommends: a note
+# when it is missing, and a refusal when the config in place already has [web] (the service
+# could not start).
+if [ "$DRY_RUN" != 1 ] && [ -z "$DESTDIR" ] && ! ldconfig -p 2>/dev/null | grep -q 'libmicrohttpd\.so\.12 '; then
+    web_lib="sudo apt-get install libmicrohttpd12 (on Debian 13 it is libmicrohttpd12t64)"
+    if [ -f "$SYSCONFDIR/islet/isletd.conf" ] && grep -Eq '^[[:space:]]*\[web\]' "$SYSCONFDIR/islet/isletd.conf"; then
+        die "$SYSCONFDIR/islet/isletd.conf has [web], and the web page needs libmicrohttpd, which is not installed: $web_lib; nothing was changed"
+    fi
+    say "note: the web page ([web], docs/WEB.md) needs libmicrohttpd, which is not installed; everything else works without it. For the page: $web_lib"
+fi
+
 # 2. Binaries.
 say "installing isletd and isletctl to $DESTDIR$PREFIX/bin"
 files install -d -m 0755 "$DESTDIR$PREFIX/bin"
