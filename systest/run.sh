@@ -380,7 +380,10 @@ cached_deb() {
     done
     return 0
 }
-aptopts=(-o "Dir::State::status=$image/dpkg-status" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+# Recommends too (whatever the host's apt says): step j3 installs the web page's libmicrohttpd,
+# which the package recommends, from this repository.
+aptopts=(-o "Dir::State::status=$image/dpkg-status" -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+         -o APT::Install-Recommends=true)
 closure=()
 for d in "$work"/host/repo/islet_*.deb; do
     sim="$(apt-get "${SUITE_APT[@]}" "${aptopts[@]}" -s install "$d" 2>&1)" || { printf '%s\n' "$sim" >&2; die "apt cannot resolve the Depends of $(basename "$d") for the guest"; }
@@ -433,6 +436,20 @@ cp "$work/host/repo/closure.txt" "$results/repo-closure.txt"
 chmod 0711 "$work"
 broker_start "$work/broker" "$results" "$work/host"
 
+# ---- 6c. The guest's web page from the host's side (systest/web_get.py) -----------------------
+# qemu forwards 127.0.0.1:WEB_PORT on the host to the guest's port 8080 (hostfwd: an explicit
+# forward, which restrict=on lets through); the guest asks for pages by leaving
+# web/request-N in the results folder, and web_get.py fetches them and leaves web/reply-N.
+WEB_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+web_serve() {
+    local req
+    for req in "$1"/web/request-*; do
+        [ -f "$req" ] && [ ! -e "$1/web/reply-${req##*/request-}" ] || continue
+        python3 -I "$here/web_get.py" "$1" "$WEB_PORT"
+        return 0
+    done
+}
+
 # ---- 7. The guest ----------------------------------------------------------------------------
 # The reboot of step h: "powercycle" (default) powers the guest off and starts qemu again on the
 # same disk (a qcow2 overlay over the cached image, in the working directory); "reset" reboots
@@ -446,7 +463,9 @@ if [ "$reboot_mode" = powercycle ]; then
 fi
 echo "REBOOT_MODE=$reboot_mode" >> "$work/host/run.env"
 say "booting the $label guest (qemu TCG, -smp $smp, reboot by $reboot_mode, limit ${timeout_s} s)"
-# The NIC: no DHCP, no DNS, no IPv6, no route out (restrict=on); the one forward is the broker's.
+# The NIC: no DHCP, no DNS, no IPv6, no route out (restrict=on); the forwards are the broker's
+# (the guest's 10.0.2.100:1883 to the host's) and the web page's (the host's 127.0.0.1:WEB_PORT
+# to the guest's 8080).
 # In qemu's option syntax a comma in a value is written twice.
 relay="cmd:python3 -I -S $here/mqtt_relay.py 127.0.0.1 $BROKER_PORT $results/mqtt-relay.log"
 # amd64: the PC machine, console ttyS0. arm64: the virt machine, firmware-less (its -kernel is
@@ -458,7 +477,7 @@ case "$arch" in
 esac
 qemu+=(-m 1024 -smp "$smp"
       -nodefaults -display none -no-user-config
-      -netdev "user,id=net0,ipv6=off,restrict=on,guestfwd=tcp:10.0.2.100:1883-${relay//,/,,}"
+      -netdev "user,id=net0,ipv6=off,restrict=on,hostfwd=tcp:127.0.0.1:$WEB_PORT-:8080,guestfwd=tcp:10.0.2.100:1883-${relay//,/,,}"
       -device virtio-net-pci,netdev=net0,romfile=
       -kernel "$image/vmlinuz" -initrd "$image/initrd.img"
       -append "root=/dev/vda rw console=$console systemd.show_status=0 panic=-1"
@@ -495,6 +514,7 @@ while :; do
     while kill -0 "$qemu_pid" 2>/dev/null; do
         print_new_steps
         broker_serve "$results"
+        web_serve "$results"
         if [ "$(date +%s)" -ge "$deadline" ]; then timed_out=1; break; fi
         sleep 0.5
     done

@@ -18,9 +18,14 @@ CONF=/etc/islet/isletd.conf
 DURATION=3600          # long countdowns: the progress line cannot move a pixel within a step
 # Islet's runtime libraries in this Debian release: the image must lack them, the package's
 # Depends must name them and bring them. trixie: libgpiod 2.x (the v2 backend), t64 libpng.
+# WEB_LIB, the web page's libmicrohttpd (loaded with dlopen for [web] only): the image must lack
+# it too, and the package Recommends it (trixie's t64 name); step a installs without
+# Recommends, so the daemon is seen to run without it, and step j3 adds it.
 case "$GUEST" in
-    bookworm) RUNTIME_LIBS="libgpiod2 libi2c0 libfreetype6 libfribidi0 libpng16-16 libmosquitto1 xfonts-terminus xfonts-unifont" ;;
-    trixie) RUNTIME_LIBS="libgpiod3 libi2c0 libfreetype6 libfribidi0 libpng16-16t64 libmosquitto1 xfonts-terminus xfonts-unifont" ;;
+    bookworm) RUNTIME_LIBS="libgpiod2 libi2c0 libfreetype6 libfribidi0 libpng16-16 libmosquitto1 xfonts-terminus xfonts-unifont"
+              WEB_LIB=libmicrohttpd12 ;;
+    trixie) RUNTIME_LIBS="libgpiod3 libi2c0 libfreetype6 libfribidi0 libpng16-16t64 libmosquitto1 xfonts-terminus xfonts-unifont"
+            WEB_LIB=libmicrohttpd12t64 ;;
     *) echo "guest-scenario: no runtime library list for $GUEST" >&2; exit 1 ;;
 esac
 DROPIN=/etc/systemd/system/isletd.service.d/systest.conf
@@ -47,6 +52,7 @@ esac
 STUB_BUS_FILE=/var/lib/systest/stub-bus
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 # The guest's wall clock minus the host's (a file written on the 9p share gets the host's time).
 host_clock_offset() {
     local g h
@@ -184,6 +190,10 @@ step_setup() {
         fi
         grep -Eq "(^|, )$p( |,|\$)" <<< "$deps" || fail "the package does not depend on $p ($GUEST's name of that library)"
     done
+    local recs; recs="$(dpkg-deb -f /host/repo/islet_"${ISLET_LOW}"_*.deb Recommends)"
+    log "islet $ISLET_LOW Recommends: $recs"
+    if installed "$WEB_LIB"; then fail "the guest image already has $WEB_LIB: the package's Recommends would not be tested"; fi
+    grep -Eq "(^|, |\| )$WEB_LIB( |,|\$)" <<< "$recs" || fail "the package does not recommend $WEB_LIB ($GUEST's libmicrohttpd, for [web])"
     check "the guest's machine is $MACHINE ($GUEST_ARCH)" [ "$(uname -m)" = "$MACHINE" ]
     check "the package is for $GUEST_ARCH" [ "$(dpkg-deb -f /host/repo/islet_"${ISLET_LOW}"_*.deb Architecture)" = "$GUEST_ARCH" ]
     setup_trace
@@ -223,6 +233,9 @@ step_a_install() {
     for p in $RUNTIME_LIBS; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || fail "$p did not come with the package"
     done
+    # A Recommends, not a Depends: without Recommends it stays out, and the daemon runs anyway.
+    if installed "$WEB_LIB"; then fail "$WEB_LIB came with --no-install-recommends: the package Depends on it"; fi
+    log "ok: $WEB_LIB (the web page's library, recommended) is not installed; the daemon needs it only for [web]"
     log "came with the package: $(grep -c . /host/repo/closure.txt) Debian packages from the local repository"
     check "isletd --version works without a toolchain" isletd --version
     # Which libgpiod the daemon runs on: 1.6 (libgpiod.so.2, the v1 backend) on bookworm, 2.x
@@ -775,6 +788,105 @@ step_j1_mqtt() {
     security_note "systemd-analyze security isletd.service (the package's unit): $before without [mqtt]; $with with [mqtt] url = mqtt://$BROKER_IP:1883 (the generator's drop-in); $after once it was removed"
 }
 
+# web_host PATH...: asks the host (systest/web_get.py, through qemu's forward of its
+# 127.0.0.1:<port> to this guest's 8080) to GET each PATH from the page; the reply folder is then
+# in WEB_REPLY, with <k>.status, <k>.headers, <k>.body, <k>.seconds, <k>.error for the k-th.
+web_host() {
+    WEB_N=$(( $(cat /var/lib/systest/web-n 2>/dev/null || echo 0) + 1 ))
+    echo "$WEB_N" > /var/lib/systest/web-n
+    mkdir -p "$R/web"
+    printf '%s\n' "$@" > "$R/web/.request-$WEB_N"
+    mv "$R/web/.request-$WEB_N" "$R/web/request-$WEB_N"
+    WEB_REPLY="$R/web/reply-$WEB_N"
+    wait_for 45 [ -d "$WEB_REPLY" ] || fail "the host did not answer web request $WEB_N within 45 s"
+    local k=0 p
+    for p in "$@"; do
+        k=$((k + 1))
+        log "host GET $p: status $(cat "$WEB_REPLY/$k.status") in $(cat "$WEB_REPLY/$k.seconds") s, $(stat -c %s "$WEB_REPLY/$k.body") bytes $(cat "$WEB_REPLY/$k.error")"
+    done
+}
+
+# [web] on every address (read only, so no password is needed): daemon-reload runs the generator,
+# whose drop-in opens AF_INET and the home ranges for the page; the host fetches the page through
+# qemu's forward (it arrives from 10.0.2.2, inside 10.0.0.0/8); without [web] the unit is closed
+# again. The package only recommends libmicrohttpd: it is added here, as apt's default does.
+j3_restore() {
+    [ -f /run/conf.j3 ] || return 0
+    systemctl stop isletd || true
+    cp /run/conf.j3 "$CONF"; rm -f /run/conf.j3
+    systemctl daemon-reload || true
+    systemctl start isletd || true
+    log "config restored (no [web]): stop, daemon-reload, start"
+}
+step_j3_web() {
+    ensure_daemon
+    isletctl reset >/dev/null 2>&1 || true
+    local before with after j t0 url r
+    before="$(security_score)"
+    log "systemd-analyze security isletd.service without [web]: $before"
+    check "no network drop-in to begin with" [ ! -e "$NETDROPIN" ]
+    t0=$(now)
+    apt-get install -y -q --no-install-recommends "$WEB_LIB"
+    check "$WEB_LIB (recommended by the package) is installed from the local repository" installed "$WEB_LIB"
+    log "apt-get install $WEB_LIB $(dpkg-query -W -f='${Version}' "$WEB_LIB") took $(secs_since "$t0") s"
+    cp "$CONF" /run/conf.j3; cp "$CONF" /run/conf.before-j3
+    trap j3_restore EXIT
+    python3 "$G/conf_set.py" "$CONF" web read_only on >/dev/null
+    python3 "$G/conf_set.py" "$CONF" web listen 0.0.0.0:8080 >/dev/null
+    sed -n '/^\[web\]/,/^\[/p' "$CONF"
+    check "isletd --check-config takes [web]" isletd --check-config --config "$CONF"
+    j=$(date +%s); sleep 1
+    systemctl daemon-reload
+    check "the generator wrote $NETDROPIN for [web]" [ -f "$NETDROPIN" ]
+    cat "$NETDROPIN"
+    unit_net
+    check "the unit has the drop-in" has_word "$U_DropInPaths" "$NETDROPIN"
+    check "PrivateNetwork=no" [ "$U_PrivateNetwork" = no ]
+    check "RestrictAddressFamilies=AF_UNIX AF_INET (an IPv4 listen address: no AF_INET6)" [ "$U_families" = "AF_INET AF_UNIX" ]
+    for r in 127.0.0.0/8 169.254.0.0/16 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16; do
+        check "IPAddressAllow= has $r" has_word "$U_IPAddressAllow" "$r"
+    done
+    if has_word "$U_IPAddressAllow" 0.0.0.0/0 || has_word "$U_IPAddressAllow" ::/0; then
+        fail "IPAddressAllow= allows any address: $U_IPAddressAllow"
+    fi
+    check "IPAddressDeny= still denies everything else" has_word "$U_IPAddressDeny" 0.0.0.0/0
+    systemctl restart isletd
+    check "active with [web]" systemctl is-active --quiet isletd
+    journal_quiet "$j"
+    status_json /run/w.json
+    url="$(jget /run/w.json '(d["status"].get("web") or {}).get("url")')"
+    log "status.web: $(jget /run/w.json 'd["status"].get("web")'); host name $(cat /proc/sys/kernel/hostname)"
+    check "status.web.url is http://<host name>.local:8080/ ($url)" [ "$url" = "http://$(tr A-Z a-z < /proc/sys/kernel/hostname).local:8080/" ]
+    with="$(security_score)"
+    log "systemd-analyze security isletd.service with [web]: $with"
+    check "systemd-analyze security with [web] is at most 2.0 (got $with)" at_most_2 "$with"
+    # From the host, through the NIC and the unit's firewall.
+    web_host /api/session /
+    check "GET /api/session from the host: 200" [ "$(cat "$WEB_REPLY/1.status")" = 200 ]
+    check "the session says read only" [ "$(jget "$WEB_REPLY/1.body" 'd["ok"] and d["read_only"]')" = True ]
+    check "GET / from the host: 200" [ "$(cat "$WEB_REPLY/2.status")" = 200 ]
+    grep -i '^Content-Security-Policy:' "$WEB_REPLY/2.headers" || true
+    check "GET / has Content-Security-Policy: default-src 'self'" grep -Eqi "^Content-Security-Policy: default-src 'self'" "$WEB_REPLY/2.headers"
+    check "GET / is the page (HTML)" grep -qi '<html' "$WEB_REPLY/2.body"
+    status_json /run/w.json
+    check "the daemon counted the host's requests" [ "$(jget /run/w.json 'd["status"]["web"]["requests"] >= 2')" = True ]
+    timing "web page from the host (qemu's forward to the guest's 8080): GET /api/session $(cat "$WEB_REPLY/1.seconds") s, GET / $(cat "$WEB_REPLY/2.seconds") s ($(stat -c %s "$WEB_REPLY/2.body") bytes)"
+    # Without [web]: stop, daemon-reload, start (as in j1: a reload cuts the running daemon off).
+    trap - EXIT
+    systemctl stop isletd
+    cp /run/conf.j3 "$CONF"; rm -f /run/conf.j3
+    systemctl daemon-reload
+    check "the drop-in is gone after daemon-reload" [ ! -e "$NETDROPIN" ]
+    systemctl start isletd
+    check "active without [web]" systemctl is-active --quiet isletd
+    expect_closed "$GEN_DEB"
+    after="$(security_score)"
+    log "systemd-analyze security isletd.service after [web] was removed: $after"
+    check "the exposure is back to $before (got $after)" [ "$after" = "$before" ]
+    check "the config is the one before the step" cmp -s /run/conf.before-j3 "$CONF"
+    security_note "systemd-analyze security isletd.service (the package's unit): $before without [web]; $with with [web] listen = 0.0.0.0:8080, read_only = on (the generator's drop-in); $after once it was removed"
+}
+
 # The second boot, after make install, with a config that never had [mqtt]: the generator ran at
 # boot and left the unit closed.
 step_j2_closed_after_boot() {
@@ -904,6 +1016,7 @@ if [ "$phase" = 1 ]; then
     step e-clock-step step_e_clock a-apt-install
     step f-upgrade step_f_upgrade a-apt-install
     step j1-mqtt step_j1_mqtt a-apt-install
+    step j3-web step_j3_web a-apt-install
     step g1-purge step_g1_purge a-apt-install
     step g2-install-rollback step_g2_install_rollback g1-purge
     step g3-make-install step_g3_make_install g1-purge
