@@ -71,10 +71,22 @@ extension PageAssets {
       ctx.putImageData(img, 0, 0);
       canvas.dataset.pages = hex;
       canvas.dataset.on = String(on);
+      fit(canvas);
       return true;
     }
 
-    return {match, clock, shownAfter, untilChange, paint};
+    // A whole number of screen pixels per panel pixel, as wide as the pill's frame allows: a
+    // fractional scale spaces the progress dots unevenly and thickens some strokes.
+    function fit(canvas) {
+      const box = canvas.parentElement, w = canvas.width;
+      if (!box || !w) return;
+      const cs = getComputedStyle(box);
+      const room = box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      const dpr = window.devicePixelRatio || 1, scale = Math.max(1, Math.floor(room * dpr / w));
+      canvas.style.width = (w * scale / dpr) + "px";
+    }
+
+    return {match, clock, shownAfter, untilChange, paint, fit};
     })();
 
     """#

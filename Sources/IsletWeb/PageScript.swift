@@ -195,6 +195,7 @@ extension PageAssets {
     function drawFrame(f) {
       if (P.paint($("pill"), f)) $("frame").dataset.on = String(f.on !== false);
     }
+    window.addEventListener("resize", () => P.fit($("pill")));
 
     // The display's status
     async function loadStatus() {

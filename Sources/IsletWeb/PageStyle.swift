@@ -27,7 +27,8 @@ extension PageAssets {
     .stage{display:grid;justify-items:center;gap:.6rem}
     .pill{direction:ltr;background:#000;border-radius:1.6rem;padding:.9rem 1.4rem;width:100%;max-width:calc(512px + 2.8rem);box-shadow:0 0 0 1px #1c2129,0 .6rem 2.5rem rgba(140,200,255,.1)}
     .pill[data-on=false]{box-shadow:0 0 0 1px #1c2129}
-    #pill{display:block;width:100%;height:auto;image-rendering:pixelated}
+    input::placeholder{color:#5d6673;opacity:1}
+    #pill{display:block;width:100%;height:auto;margin:0 auto;image-rendering:pixelated}
     .scene{margin:0;color:var(--dim);font-size:.9rem;text-align:center}
     .scene b{color:var(--text);font-weight:600}
     #shown-timers{font-family:ui-monospace,Menlo,monospace;font-size:.8rem;word-spacing:.3rem}
