@@ -10,7 +10,8 @@ package final class HTTPServer {
         package var address: String
         package var port: UInt16
         package var ipv6: Bool
-        /// Connections libmicrohttpd accepts at all; past it the socket is closed at once.
+        /// Connections libmicrohttpd holds at all; past it, it stops accepting (a newcomer waits in the
+        /// kernel's backlog until one closes).
         package var hardLimit: UInt32 = 64
         /// Seconds of silence before libmicrohttpd cuts a connection (streams are exempt while parked).
         package var idleSeconds: UInt32 = 30

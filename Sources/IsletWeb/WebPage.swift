@@ -8,7 +8,7 @@ import IsletProtocol
 /// `ControlRequest`; answers wait for the end of the turn like the socket's; event streams get
 /// the watchers' `change` and the panel's frames. libmicrohttpd runs inside the loop's turn.
 package final class WebPage: DaemonPart, HTTPServerDelegate {
-    /// Connections served at once; a newcomer past it gets 503 (libmicrohttpd closes past `hardLimit`).
+    /// Connections served at once; a newcomer past it gets 503 (past `hardLimit` libmicrohttpd stops accepting).
     package static let softLimit = 32
     /// A request must be whole this long after its connection opened or its last answer.
     package static let requestDeadlineMs: Int64 = 10_000
