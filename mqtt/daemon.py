@@ -16,6 +16,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import unittest
 
 import reaper
 from broker import Fixture
@@ -267,3 +268,28 @@ class Daemon(Fixture):
             return json.loads(buf)
         finally:
             s.close()
+
+
+_case_ids = iter(range(1, 100_000))
+
+
+class BrokerCase(unittest.TestCase):
+    """A fresh broker per case; `daemon()` starts an isletd on it, cleaned up whatever happens."""
+
+    broker_options = {}
+    client_prefix = "t"
+
+    def setUp(self):
+        from broker import Broker
+        self.broker = Broker(**self.broker_options)
+        self.addCleanup(self.broker.close)
+        self.broker.start()
+
+    def daemon(self, extra="", **mqtt):
+        settings = {"url": self.broker.url, "client_id": f"{self.client_prefix}{os.getpid()}x{next(_case_ids)}"}
+        settings.update(mqtt)
+        d = Daemon(settings, extra=extra)
+        self.addCleanup(d.close)
+        d.start()
+        d.wait_mqtt("connected")
+        return d

@@ -16,8 +16,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker import Broker, free_port, missing_tools  # noqa: E402
-from daemon import Daemon, SetupError, binaries, require_mqtt_support  # noqa: E402
+from broker import free_port, missing_tools  # noqa: E402
+from daemon import BrokerCase, SetupError, binaries, require_mqtt_support  # noqa: E402
 from test_mqtt import figure  # noqa: E402  (one list of figures for the run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,7 +31,6 @@ ENTITIES = {"sensor": ["phase", "ends", "paused_remaining"],
 # The device's own entities, whatever the timers: the pill as an image.
 DEVICE_ENTITIES = {"image": ["pill"]}
 PER_TIMER = sum(len(es) for es in ENTITIES.values())
-_ids = iter(range(1, 10_000))
 
 
 def setUpModule():
@@ -156,20 +155,8 @@ class Validator(unittest.TestCase):
         self.assertEqual((rc, report["invalid"]), (1, 2))
 
 
-class Discovery(unittest.TestCase):
-    def setUp(self):
-        self.broker = Broker()
-        self.addCleanup(self.broker.close)
-        self.broker.start()
-
-    def daemon(self, extra="", **mqtt):
-        settings = {"url": self.broker.url, "client_id": f"ha{os.getpid()}x{next(_ids)}"}
-        settings.update(mqtt)
-        d = Daemon(settings, extra=extra)
-        self.addCleanup(d.close)
-        d.start()
-        d.wait_mqtt("connected")
-        return d
+class Discovery(BrokerCase):
+    client_prefix = "ha"
 
     def configs(self, node):
         return {t: p for t, p in self.broker.retained([f"homeassistant/+/{node}/+/config"]).items() if p}

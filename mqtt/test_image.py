@@ -16,12 +16,11 @@ import urllib.request
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker import Broker, free_port, missing_tools, wait_until  # noqa: E402
-from daemon import Daemon, SetupError, binaries, require_mqtt_support  # noqa: E402
+from broker import free_port, missing_tools, wait_until  # noqa: E402
+from daemon import BrokerCase, SetupError, binaries, require_mqtt_support  # noqa: E402
 from test_mqtt import figure  # noqa: E402  (one list of figures for the run)
 
 SCALE = 2   # PillImage.scales.first: each panel pixel 2x2
-_ids = iter(range(1, 10_000))
 
 
 def setUpModule():
@@ -82,20 +81,8 @@ def decode_png(data):
     return w, h, rows
 
 
-class PillImage(unittest.TestCase):
-    def setUp(self):
-        self.broker = Broker()
-        self.addCleanup(self.broker.close)
-        self.broker.start()
-
-    def daemon(self, extra="", **mqtt):
-        settings = {"url": self.broker.url, "client_id": f"img{os.getpid()}x{next(_ids)}"}
-        settings.update(mqtt)
-        d = Daemon(settings, extra=extra)
-        self.addCleanup(d.close)
-        d.start()
-        d.wait_mqtt("connected")
-        return d
+class PillImage(BrokerCase):
+    client_prefix = "img"
 
     def retained_image(self, d, timeout=5):
         topic = d.topic("image")

@@ -72,33 +72,17 @@ public enum ImageFile {
 
     /// Lit pixels white on black, like the panel; 8-bit grey through libpng's simplified API.
     public static func writePNG(_ b: Bitmap, to path: String, scale: Int) throws(WriteError) {
-        let w = b.width * scale, h = b.height * scale
-        var pixels = [UInt8](repeating: 0, count: w * h)
-        for y in 0..<h {
-            for x in 0..<w where b[x / scale, y / scale] { pixels[y * w + x] = 0xFF }
+        guard let bytes = png(b, scale: scale) else {
+            throw .cannotWrite(path: path, reason: "libpng could not encode a \(b.width)x\(b.height) image at scale \(scale)")
         }
-        var image = png_image()
-        image.version = UInt32(PNG_IMAGE_VERSION)
-        image.width = UInt32(w)
-        image.height = UInt32(h)
-        image.format = UInt32(PNG_FORMAT_GRAY)
-        let ok = pixels.withUnsafeBytes { buf in
-            png_image_write_to_file(&image, path, 0, buf.baseAddress, Int32(w), nil)
-        }
-        if ok == 0 {
-            let reason = withUnsafeBytes(of: image.message) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            png_image_free(&image)
-            throw .cannotWrite(path: path, reason: reason.isEmpty ? Errno.current.description : reason)
-        }
+        try writeBytes(bytes, to: path)
     }
 
     /// The bitmap as PNG bytes in memory (1-bit grey, lit pixels white), each pixel
     /// `scale`×`scale`: what the page's `frame.png` and Home Assistant's image entity send.
     /// nil when libpng refuses (it names no reason worth more than that here).
     public static func png(_ b: Bitmap, scale: Int) -> [UInt8]? {
-        guard (1...16).contains(scale) else { return nil }
+        guard (1...64).contains(scale) else { return nil }
         let w = b.width * scale, h = b.height * scale
         var pixels = [UInt8](repeating: 0, count: w * h)
         for y in 0..<h {

@@ -149,6 +149,24 @@ journal_quiet() {
 }
 security_note() { printf '%s\n' "$*" >> "$R/security.txt"; log "security: $*"; }
 
+# After a network section is removed (j1 [mqtt], j3 [web]): daemon-reload drops the drop-in, the
+# daemon starts closed again with the exposure it had before, and the config is as before the step.
+closed_again() {  # SECTION STEP BEFORE WITH WHAT
+    local section=$1 step=$2 before=$3 with=$4 what=$5 t0 after
+    t0=$(now)
+    systemctl daemon-reload
+    log "daemon-reload took $(secs_since "$t0") s"
+    check "the drop-in is gone after daemon-reload" [ ! -e "$NETDROPIN" ]
+    systemctl start isletd
+    check "active without [$section]" systemctl is-active --quiet isletd
+    expect_closed "$GEN_DEB"
+    after="$(security_score)"
+    log "systemd-analyze security isletd.service after [$section] was removed: $after"
+    check "the exposure is back to $before (got $after)" [ "$after" = "$before" ]
+    check "the config is the one before the step" cmp -s "/run/conf.before-$step" "$CONF"
+    security_note "systemd-analyze security isletd.service (the package's unit): $before without [$section]; $with with $what (the generator's drop-in); $after once it was removed"
+}
+
 # mqtt_host PREFIX COMMAND SUBTOPICS: asks the host (systest/broker.sh, broker_serve) to send
 # COMMAND (or nothing) to PREFIX/command and read the retained PREFIX/<subtopic>s; the reply
 # folder's path is then in MQTT_REPLY.
@@ -774,18 +792,7 @@ step_j1_mqtt() {
     log "ok: the broker saw $cid disconnect cleanly"
     mqtt_host "$prefix" "" availability
     check "the clean stop left offline on the broker (retained)" [ "$(cat "$MQTT_REPLY/availability")" = offline ]
-    t0=$(now)
-    systemctl daemon-reload
-    log "daemon-reload took $(secs_since "$t0") s"
-    check "the drop-in is gone after daemon-reload" [ ! -e "$NETDROPIN" ]
-    systemctl start isletd
-    check "active without [mqtt]" systemctl is-active --quiet isletd
-    expect_closed "$GEN_DEB"
-    after="$(security_score)"
-    log "systemd-analyze security isletd.service after [mqtt] was removed: $after"
-    check "the exposure is back to $before (got $after)" [ "$after" = "$before" ]
-    check "the config is the one before the step" cmp -s /run/conf.before-j1 "$CONF"
-    security_note "systemd-analyze security isletd.service (the package's unit): $before without [mqtt]; $with with [mqtt] url = mqtt://$BROKER_IP:1883 (the generator's drop-in); $after once it was removed"
+    closed_again mqtt j1 "$before" "$with" "[mqtt] url = mqtt://$BROKER_IP:1883"
 }
 
 # web_host PATH...: asks the host (systest/web_get.py, through qemu's forward of its
@@ -875,16 +882,7 @@ step_j3_web() {
     trap - EXIT
     systemctl stop isletd
     cp /run/conf.j3 "$CONF"; rm -f /run/conf.j3
-    systemctl daemon-reload
-    check "the drop-in is gone after daemon-reload" [ ! -e "$NETDROPIN" ]
-    systemctl start isletd
-    check "active without [web]" systemctl is-active --quiet isletd
-    expect_closed "$GEN_DEB"
-    after="$(security_score)"
-    log "systemd-analyze security isletd.service after [web] was removed: $after"
-    check "the exposure is back to $before (got $after)" [ "$after" = "$before" ]
-    check "the config is the one before the step" cmp -s /run/conf.before-j3 "$CONF"
-    security_note "systemd-analyze security isletd.service (the package's unit): $before without [web]; $with with [web] listen = 0.0.0.0:8080, read_only = on (the generator's drop-in); $after once it was removed"
+    closed_again web j3 "$before" "$with" "[web] listen = 0.0.0.0:8080, read_only = on"
 }
 
 # The second boot, after make install, with a config that never had [mqtt]: the generator ran at
