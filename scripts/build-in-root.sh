@@ -93,7 +93,8 @@ fi
 # libfaketime for both architectures, systemd-analyze, which checks the unit's /bin/kill from
 # procps, udevadm) and lintian for the package: one root serves every build of that suite.
 # libmicrohttpd-dev gives the web page's header only (the library is loaded with dlopen, nothing
-# links it), which serves the arm64 build too. Changing the list makes a new root.
+# links it), which serves the arm64 build too; the arm64 library itself is there for the arm64
+# suite's web tests under qemu-user, which load it. Changing the list makes a new root.
 packages="pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev libmosquitto-dev libmicrohttpd-dev dpkg-dev binutils
 g++ libc6-dev libcurl4t64 libxml2 libsqlite3-0 libncurses6 libedit2 zlib1g-dev git ca-certificates"
 archs=amd64
@@ -102,7 +103,8 @@ case "$suite" in bookworm|bullseye|buster) ;; *)
     packages="$packages make swiftlang binutils-aarch64-linux-gnu
 xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd udev procps python3 lintian
 libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 libgpiod-dev:arm64 libi2c-dev:arm64
-libfreetype-dev:arm64 libfribidi-dev:arm64 libpng-dev:arm64 libmosquitto-dev:arm64 libfaketime:arm64" ;;
+libfreetype-dev:arm64 libfribidi-dev:arm64 libpng-dev:arm64 libmosquitto-dev:arm64 libfaketime:arm64
+libmicrohttpd12t64:arm64" ;;
 esac
 key="$(printf '%s\n%s\n%s\n%s\n' "$suite" "$MIRROR" "$archs" "$packages" | sha256sum | cut -c1-16)"
 dir="$cache/$suite-$(uname -m)-$key"
