@@ -22,7 +22,7 @@ struct DaemonBench {
     var isletd: String { binDir + "/isletd" }
     var isletctl: String { binDir + "/isletctl" }
 
-    static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .rssKibPeak, .startToFirstFrameMs,
+    static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .rssKibPeak, .pssKib, .privateKib, .startToFirstFrameMs,
                               .buttonToBusUsP50, .buttonToBusUsP99, .tickLatenessMsP99, .tickLatenessMsMax]
 
     func run(into r: inout Results) {
@@ -174,6 +174,9 @@ struct DaemonBench {
 
         r[.rssKibPeak] = Processes.statusKiB(d.pid, "VmHWM").map { .value(Double($0)) }
             ?? .missing("cannot read /proc/\(d.pid)/status")
+        let memory = Processes.memoryKiB(d.pid)
+        r[.pssKib] = memory.map { .value(Double($0.pss)) } ?? .missing("cannot read /proc/\(d.pid)/smaps_rollup")
+        r[.privateKib] = memory.map { .value(Double($0.private)) } ?? .missing("cannot read /proc/\(d.pid)/smaps_rollup")
         // What the peak is made of: the resident set now, anonymous (heap, stacks, written
         // data) and file-backed (code and read-only data of the binary and the libraries).
         if let rss = Processes.statusKiB(d.pid, "VmRSS"), let anon = Processes.statusKiB(d.pid, "RssAnon"),

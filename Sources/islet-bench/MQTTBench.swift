@@ -15,7 +15,8 @@ struct MQTTBench {
     var pausedWindowS = 30
 
     static let keys: [Key] = [.mqttBytesPerTransition, .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .wakeupsPerSPausedMQTT,
-                              .syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99, .syncBytesPerChange]
+                              .syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99, .syncBytesPerChange,
+                              .rssKibPeakMQTTSync, .pssKibMQTTSync, .privateKibMQTTSync]
     static let broker = "/usr/sbin/mosquitto", pub = "/usr/bin/mosquitto_pub", sub = "/usr/bin/mosquitto_sub"
 
     func run(into r: inout Results) {
@@ -131,6 +132,11 @@ struct MQTTBench {
         } else {
             r[.wakeupsPerSPausedMQTT] = .missing("the timer was not paused after the commands: \(status.prefix(120))")
         }
+        // A's memory at the end: the bridge, the sync group and libmosquitto (with OpenSSL) in use.
+        r[.rssKibPeakMQTTSync] = Processes.statusKiB(d.pid, "VmHWM").map { .value(Double($0)) } ?? .missing("cannot read /proc/\(d.pid)/status")
+        let memory = Processes.memoryKiB(d.pid)
+        r[.pssKibMQTTSync] = memory.map { .value(Double($0.pss)) } ?? .missing("cannot read /proc/\(d.pid)/smaps_rollup")
+        r[.privateKibMQTTSync] = memory.map { .value(Double($0.private)) } ?? .missing("cannot read /proc/\(d.pid)/smaps_rollup")
     }
 
     /// Microseconds from each command sent (monotonic ns) to the first bus transaction of a

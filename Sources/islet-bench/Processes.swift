@@ -64,6 +64,26 @@ enum Processes {
         return out.isEmpty ? nil : out
     }
 
+    /// Proportional and private memory now, in kB, from /proc/PID/smaps_rollup (the sums over
+    /// every mapping): a shared library's pages count in PSS by the share this process has of
+    /// them, and in private only where no other process maps them.
+    static func memoryKiB(_ pid: Int32) -> (pss: Int, private: Int)? {
+        guard let rollup = readFile("/proc/\(pid)/smaps_rollup") else { return nil }
+        var pss: Int?, clean: Int?, dirty: Int?
+        for line in rollup.split(separator: "\n") {
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.count >= 2, let kb = Int(parts[1]) else { continue }
+            switch parts[0] {
+            case "Pss:": pss = kb
+            case "Private_Clean:": clean = kb
+            case "Private_Dirty:": dirty = kb
+            default: break
+            }
+        }
+        guard let pss, let clean, let dirty else { return nil }
+        return (pss, clean + dirty)
+    }
+
     /// A field of /proc/PID/status in kB (e.g. VmHWM, the peak resident set).
     static func statusKiB(_ pid: Int32, _ field: String) -> Int? {
         guard let status = readFile("/proc/\(pid)/status") else { return nil }
