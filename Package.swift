@@ -28,9 +28,10 @@ let package = Package(
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // Header only: epoll, timerfd, signalfd and eventfd, which Glibc's Swift module does not import.
         .systemLibrary(name: "CLinux"),
-        // libmosquitto, driven by isletd's loop (no thread of its own but the connector's).
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto",
-                       providers: [.apt(["libmosquitto-dev"])]),
+        // libmosquitto, driven by isletd's loop (no thread of its own but the connector's), loaded
+        // with dlopen only when [mqtt] is used: stubs under the library's own names (its header
+        // from libmosquitto-dev, the library from libmosquitto1, a Depends the .deb names by hand).
+        .target(name: "CMosquitto", linkerSettings: [.linkedLibrary("dl")]),
         // libmicrohttpd for the web page, loaded with dlopen only when [web] is set; its header
         // comes from libmicrohttpd-dev, the library from libmicrohttpd12 (docs/WEB.md).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),

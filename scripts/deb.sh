@@ -19,7 +19,11 @@ arch="${DEB_ARCH:-$(dpkg --print-architecture)}"
 pkg="islet_${version}_${arch}"
 # useradd/groupadd (postinst) come from passwd, which is not Essential. The renderer cannot draw
 # a frame without Terminus and Unifont (packaging/debian/lintian-overrides says why Depends).
-extra="passwd, xfonts-terminus, xfonts-unifont"
+# libmosquitto is loaded with dlopen the first time [mqtt] is used (a display without a broker
+# maps neither it nor OpenSSL), so dpkg-shlibdeps cannot see it either: named by hand, as a
+# Depends (MQTT and sync groups are the package's own features, and the system test installs
+# without Recommends), at the 2.0 that has the MQTT v5 calls the daemon makes.
+extra="passwd, xfonts-terminus, xfonts-unifont, libmosquitto1 (>= 2.0)"
 # The web page ([web], docs/WEB.md) runs on libmicrohttpd, which isletd loads with dlopen only
 # when [web] is set, so dpkg-shlibdeps cannot see it: named here by hand. Recommends, not
 # Depends: the daemon runs without it (no [web] is the default; with [web] and no library it

@@ -78,12 +78,19 @@ public final class MQTTSession: @unchecked Sendable {
     private let sink = EventSink()
     public let options: MQTTOptions
 
-    /// libmosquitto's global set-up, once per process.
-    private static let initialized: Bool = { mosquitto_lib_init() == islet_mosq_ok() }()
+    /// libmosquitto loaded (only now: a display without [mqtt] never maps it, nor OpenSSL) and
+    /// its global set-up, once per process; why not, when it failed.
+    private static let initialized: String? = {
+        var why = [CChar](repeating: 0, count: 300)
+        guard islet_mosquitto_load(&why, why.count) == 0 else {
+            return "cannot load libmosquitto: " + String(decoding: why.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return mosquitto_lib_init() == islet_mosq_ok() ? nil : "libmosquitto could not be initialised"
+    }()
 
     public init(_ options: MQTTOptions) throws(MQTTError) {
         self.options = options
-        guard Self.initialized else { throw MQTTError(code: -1, message: "libmosquitto could not be initialised") }
+        if let why = Self.initialized { throw MQTTError(code: -1, message: why) }
         guard let h = mosquitto_new(options.clientID, true, nil) else {
             throw MQTTError(code: -1, message: "mosquitto_new failed: \(Errno.current)")
         }

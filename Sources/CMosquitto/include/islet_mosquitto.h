@@ -1,10 +1,20 @@
+#ifndef ISLET_MOSQUITTO_H
+#define ISLET_MOSQUITTO_H
 // libmosquitto (Debian's libmosquitto-dev), driven by isletd's own loop: no loop_start thread.
+// Loaded with dlopen when [mqtt] is first used (islet_mosquitto.c): a desk without a broker maps
+// neither libmosquitto nor the OpenSSL it brings. The library's own names stay: each one here
+// is a stub that calls into the loaded library.
+#include <stddef.h>
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+
+// Loads libmosquitto.so.1 once (thread-safe); 0, or -1 with the loader's words in `error`.
+// Before a load every stub fails softly (an error code, NULL, nothing done).
+int islet_mosquitto_load(char *error, size_t size);
 
 // C enums and macros Swift would import untyped: one typed constant each.
 static inline int islet_mosq_ok(void) { return MOSQ_ERR_SUCCESS; }
@@ -34,3 +44,5 @@ static inline int islet_mosq_errno(void) { return errno; }
 // Frees what a property reader (mosquitto_property_read_binary) allocated for the caller: the
 // memory is the C library's, so C releases it and Swift needs no C library of its own.
 static inline void islet_mosq_free_property_value(void *value) { free(value); }
+
+#endif
