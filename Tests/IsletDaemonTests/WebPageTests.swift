@@ -173,9 +173,16 @@ struct WebPageTests {
         defer { d.stop() }
         _ = try d.request(#"{"op":"start","seconds":600}"#)
         var codes: [Int: Int] = [:]
+        let t0 = Date()
         for _ in 0..<160 { codes[try Self.http("GET", "/api/session").status, default: 0] += 1 }
-        #expect((codes[429] ?? 0) > 0, "no request was paced: \(codes)")
-        #expect((codes[200] ?? 0) >= 100, "the burst of 100 was not served: \(codes)")
+        let elapsed = Date().timeIntervalSince(t0)
+        let served = codes[200] ?? 0
+        // Never more than the burst (100) and the rate (50 a second) allow, whatever the speed.
+        #expect(Double(served) <= 100 + 50 * elapsed + 2, "\(served) served in \(elapsed) s: \(codes)")
+        #expect(served >= 100, "the burst of 100 was not served: \(codes)")
+        // Requests at twice the rate or more must meet the limit (a machine as slow as the arm64
+        // suite under qemu-user sends fewer than 50 a second, and then none is paced).
+        if 160 / elapsed >= 100 { #expect((codes[429] ?? 0) > 0, "no request was paced at \(Int(160 / elapsed)) a second: \(codes)") }
         #expect(try d.request(#"{"op":"status"}"#)?["ok"] as? Bool == true)
         let web = try d.status().status?.web
         #expect(web?.refused["rate_limited"] == codes[429])
