@@ -417,6 +417,8 @@ say "local repository: islet $low and $high + ${#closure[@]} dependencies ($(sin
 # ---- 6. The shares and the results folder ----------------------------------------------------
 cp -r "$here/guest/." "$work/host/guest/"
 cp "$here/decode_ssd1306_trace.py" "$work/host/guest/"
+# The harnesses' shared library (the guest imports it from /host/testkit).
+cp -r "$root/testkit" "$work/host/"
 cat > "$work/host/run.env" <<EOF
 ISLET_LOW=$low
 ISLET_HIGH=$high
