@@ -1,0 +1,56 @@
+"""A person at the control socket while something heavy runs: Probe samples `isletctl status`
+(a process start each time) and the socket's own round trip in a thread; CTL_P99_MS is the
+bound the mqtt/ and web/ load cases hold isletctl's p99 to."""
+import threading
+import time
+
+CTL_P99_MS = 250   # isletctl status p99 under a flood or a load, a process start each time
+
+
+class Probe:
+    """Samples `isletctl status` (a person at the socket) every `interval` s in a thread until
+    stop(): latencies in seconds, and the control socket's own round trip beside it."""
+
+    def __init__(self, daemon, interval=0.1):
+        self.d, self.interval = daemon, interval
+        self.ctl, self.sock, self.errors = [], [], []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _run(self):
+        while not self._stop.is_set():
+            t0 = time.monotonic()
+            try:
+                r = self.d.ctl("status", timeout=10)
+                if r.returncode != 0:
+                    self.errors.append(f"isletctl status exited {r.returncode}")
+                self.ctl.append(time.monotonic() - t0)
+                t1 = time.monotonic()
+                self.d.request({"op": "status"}, timeout=10)
+                self.sock.append(time.monotonic() - t1)
+            except Exception as e:   # a dead or silent daemon: a sample as slow as the timeout
+                self.errors.append(str(e)[:100])
+                self.ctl.append(time.monotonic() - t0)
+            self._stop.wait(self.interval)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=30)
+        return self
+
+    @staticmethod
+    def p99(xs):
+        if not xs:
+            return float("inf")
+        xs = sorted(xs)
+        return xs[min(len(xs) - 1, int(round(0.99 * (len(xs) - 1))))]
+
+    def summary(self):
+        return (f"isletctl status p99 {self.p99(self.ctl) * 1000:.0f} ms, max {max(self.ctl or [0]) * 1000:.0f} ms "
+                f"over {len(self.ctl)} samples (socket round trip p99 {self.p99(self.sock) * 1000:.1f} ms)"
+                + (f"; {len(self.errors)} errors, first: {self.errors[0]}" if self.errors else ""))
+
