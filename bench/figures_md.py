@@ -2,7 +2,12 @@
 """Prints bench.json and bench-compare.json as the Markdown tables of docs/PERFORMANCE.md,
 so the figures in the document are copied by a program, not retyped."""
 import json
+import os
 import sys
+
+# The comparison's figures and their labels are bench/luma_compare.py's (beside this file).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from luma_compare import FIGURES, ratio_key  # noqa: E402
 
 UNITS = {"_ns_": "ns", "_allocs_": "", "_bytes_": "B", "_transactions_": "", "_us_": "µs",
          "wakeups_": "/s", "_kib_": "KiB", "_ms": "ms", "_ms_": "ms"}
@@ -48,12 +53,8 @@ def main():
           f"{ours['ticks']} ticks of {ours['width']}x{ours['height']} compact:\n")
     print("| transport | figure | Islet | luma.oled | luma / Islet |\n|---|---|---:|---:|---:|")
     for t in ("i2c", "smbus"):
-        for key, label in (("bytes_per_tick", "bytes per tick"), ("transactions_per_tick", "transactions per tick"),
-                           ("cpu_ns_per_tick", "CPU per tick, frame to bus (ns)"),
-                           ("wire_us_per_tick_400khz", "wire time per tick at 400 kHz (µs)"),
-                           ("wire_us_per_tick_100khz", "wire time per tick at 100 kHz (µs)")):
-            rk = "wire_us_per_tick" if key.startswith("wire") else key
-            print(f"| {t} | {label} | {fmt(ours[t][key])} | {fmt(luma[t][key])} | {rat[t][rk]:.2f}× |")
+        for key, _, label in FIGURES:
+            print(f"| {t} | {label} | {fmt(ours[t][key])} | {fmt(luma[t][key])} | {rat[t][ratio_key(key)]:.2f}× |")
 
 
 if __name__ == "__main__":

@@ -235,6 +235,20 @@ def fmt(v, digits=1):
     return f"{v:.{digits}f}"
 
 
+# The figures of each transport, as the table here and docs/PERFORMANCE.md's (bench/figures_md.py)
+# show them: (key, label here, label in the docs).
+FIGURES = (("bytes_per_tick", "bytes/tick", "bytes per tick"),
+           ("transactions_per_tick", "transactions/tick", "transactions per tick"),
+           ("cpu_ns_per_tick", "CPU ns/tick", "CPU per tick, frame to bus (ns)"),
+           ("wire_us_per_tick_400khz", "wire us/tick 400kHz", "wire time per tick at 400 kHz (µs)"),
+           ("wire_us_per_tick_100khz", "wire us/tick 100kHz", "wire time per tick at 100 kHz (µs)"))
+
+
+def ratio_key(key):
+    """The ratio behind a figure: one wire-time ratio stands for both clock rates."""
+    return "wire_us_per_tick" if key.startswith("wire") else key
+
+
 def print_table(r, ticks):
     ours, luma = r["islet"], r["luma"]
     print(f"\nbench-compare {r['date']}: {ticks} one-second ticks of a 10-minute countdown, "
@@ -242,14 +256,9 @@ def print_table(r, ticks):
     print(f"  {'':28} {'Islet':>12} {'luma.oled':>12} {'luma/Islet':>11}")
     for t, name in (("i2c", "plain I2C"), ("smbus", "SMBus")):
         rat = r["ratios_luma_over_islet"][t]
-        for key, label in (("bytes_per_tick", "bytes/tick"),
-                           ("transactions_per_tick", "transactions/tick"),
-                           ("cpu_ns_per_tick", "CPU ns/tick"),
-                           ("wire_us_per_tick_400khz", "wire us/tick 400kHz"),
-                           ("wire_us_per_tick_100khz", "wire us/tick 100kHz")):
-            rk = "wire_us_per_tick" if key.startswith("wire") else key
+        for key, label, _ in FIGURES:
             print(f"  {name + ' ' + label:28} {fmt(ours[t][key]):>12} {fmt(luma[t][key]):>12} "
-                  f"{fmt(rat[rk], 2) + 'x':>11}")
+                  f"{fmt(rat[ratio_key(key)], 2) + 'x':>11}")
     print(f"  {'full frame bytes (I2C)':28} {fmt(ours['i2c']['full_frame_bytes']):>12} "
           f"{fmt(luma['i2c']['full_frame_bytes']):>12}")
     print(f"  floor (changed RAM bytes + 1 control byte): {fmt(ours['floor_bytes_per_tick'])} bytes/tick")

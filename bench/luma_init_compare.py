@@ -33,6 +33,12 @@ import sys
 import tempfile
 import time
 
+# The decoder's command tables and the capture reader (testkit/, one folder up).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from testkit.ssd1306 import PARAMETERS  # noqa: E402
+from testkit.ssd1306_capture import read_capture  # noqa: E402
+from testkit.ssd1306_sh1106 import SH1106_PARAMETERS  # noqa: E402
+
 # The modules both sides support: (Islet controller, luma class, width, height).
 # luma.oled 3.16 has no SSD1306 72x40 (its ssd1306 sizes are 128x64, 128x32, 96x16, 64x48, 64x32).
 MODULES = [
@@ -51,22 +57,28 @@ NOT_IN_LUMA = [("ssd1306", 72, 40, "luma.oled has no 72x40 mode (luma/oled/devic
 
 # ---- parsing: byte stream -> commands ---------------------------------------------------------
 
+# Command names for the report. The parameter counts are the decoder's tables (testkit/ssd1306.py,
+# testkit/ssd1306_sh1106.py: the same datasheets), plus what luma sends that those leave out.
+SSD130X_NAMES = {
+    0x81: "81 contrast", 0x8D: "8D charge pump", 0x20: "20 addressing mode", 0x21: "21 column window",
+    0x22: "22 page window", 0xA8: "A8 multiplex", 0xD3: "D3 display offset", 0xD5: "D5 clock divide/osc",
+    0xD9: "D9 precharge", 0xDA: "DA COM pins", 0xDB: "DB VCOMH", 0xAD: "AD IREF select",
+    0x26: "26/27 horizontal scroll", 0x27: "26/27 horizontal scroll", 0x29: "29/2A diagonal scroll",
+    0x2A: "29/2A diagonal scroll", 0xA3: "A3 vertical scroll area", 0x2E: "2E deactivate scroll",
+    0x2F: "2F activate scroll", 0xE3: "E3 NOP",
+}
+SSD1309_NAMES = {**SSD130X_NAMES, 0xFD: "FD command lock", 0xDC: "DC GPIO",
+                 0x8D: "8D (not in the SSD1309 command table)"}
+# AD (the SSD1309's IREF select, which luma sends to both) and the SSD1309's FD and DC take one.
+SSD130X_COUNTS = {**PARAMETERS, 0xAD: 1}
+SSD1309_COUNTS = {**SSD130X_COUNTS, 0xFD: 1, 0xDC: 1}
+
+
 def _ssd130x_params(b, ssd1309):
     """Parameter count and name of an SSD1306/SSD1309 command byte."""
-    fixed = {
-        0x81: (1, "81 contrast"), 0x8D: (1, "8D charge pump"), 0x20: (1, "20 addressing mode"),
-        0x21: (2, "21 column window"), 0x22: (2, "22 page window"), 0xA8: (1, "A8 multiplex"),
-        0xD3: (1, "D3 display offset"), 0xD5: (1, "D5 clock divide/osc"), 0xD9: (1, "D9 precharge"),
-        0xDA: (1, "DA COM pins"), 0xDB: (1, "DB VCOMH"), 0xAD: (1, "AD IREF select"),
-        0x26: (6, "26/27 horizontal scroll"), 0x27: (6, "26/27 horizontal scroll"),
-        0x29: (5, "29/2A diagonal scroll"), 0x2A: (5, "29/2A diagonal scroll"), 0xA3: (2, "A3 vertical scroll area"),
-        0x2E: (0, "2E deactivate scroll"), 0x2F: (0, "2F activate scroll"), 0xE3: (0, "E3 NOP"),
-    }
-    if ssd1309:
-        fixed.update({0xFD: (1, "FD command lock"), 0xDC: (1, "DC GPIO")})
-        fixed[0x8D] = (1, "8D (not in the SSD1309 command table)")
-    if b in fixed:
-        return fixed[b]
+    names, counts = (SSD1309_NAMES, SSD1309_COUNTS) if ssd1309 else (SSD130X_NAMES, SSD130X_COUNTS)
+    if b in names:
+        return (counts.get(b, 0), names[b])
     return (0, _single_name(b, start_line=True, pages=8))
 
 
@@ -86,13 +98,16 @@ def _single_name(b, start_line, pages):
     return names.get(b, f"{b:02X} (not in the command table)")
 
 
+SH1106_NAMES = {0x81: "81 contrast", 0xA8: "A8 multiplex", 0xAD: "AD DC-DC", 0xD3: "D3 display offset",
+                0xD5: "D5 clock divide/osc", 0xD9: "D9 precharge", 0xDA: "DA COM pins",
+                0xDB: "DB VCOM deselect", 0x8D: "8D (not in the SH1106 command table)"}
+# 8Dh is not the SH1106's, but luma sends it with the SSD1306's parameter.
+SH1106_COUNTS = {**SH1106_PARAMETERS, 0x8D: 1}
+
+
 def _sh1106_params(b):
-    fixed = {0x81: (1, "81 contrast"), 0xA8: (1, "A8 multiplex"), 0xAD: (1, "AD DC-DC"),
-             0xD3: (1, "D3 display offset"), 0xD5: (1, "D5 clock divide/osc"), 0xD9: (1, "D9 precharge"),
-             0xDA: (1, "DA COM pins"), 0xDB: (1, "DB VCOM deselect"),
-             0x8D: (1, "8D (not in the SH1106 command table)")}
-    if b in fixed:
-        return fixed[b]
+    if b in SH1106_NAMES:
+        return (SH1106_COUNTS[b], SH1106_NAMES[b])
     if 0x30 <= b <= 0x33:
         return (0, "30-33 pump voltage")
     return (0, _single_name(b, start_line=True, pages=8))
@@ -168,18 +183,13 @@ def islet_side(isletd, controller, w, h, seconds):
             p.kill()
             _, err = p.communicate()
         calls = []
-        with open(cap) as f:
-            for line in f:
-                if line.startswith("#") or not line.strip():
-                    continue
-                parts = line.split()
-                raw = bytes(int(x, 16) for x in parts[2:])
-                if not raw:
-                    continue
-                if raw[0] == 0x00:
-                    calls.append(("cmd", raw[1:]))
-                elif raw[0] == 0x40:
-                    calls.append(("data", len(raw) - 1))
+        for _, _, raw in read_capture(cap)[1]:
+            if not raw:
+                continue
+            if raw[0] == 0x00:
+                calls.append(("cmd", raw[1:]))
+            elif raw[0] == 0x40:
+                calls.append(("data", len(raw) - 1))
         if not calls:
             sys.exit(f"luma_init_compare: isletd wrote no transactions for {controller} {w}x{h}: "
                      + err.decode(errors="replace").strip())

@@ -48,6 +48,16 @@ def at(page, column):
     return [0x00, 0xB0 | page, column & 0x0F, 0x10 | (column >> 4)]
 
 
+def check_inverse_and_entire_on(test, p):
+    """A7h inverts every pixel but the one lit pixel at the top left; A5h lights all; A4h A6h
+    show RAM again (the same on both controllers)."""
+    test.assertEqual(len(lit(p.glass(128, 64))), 128 * 64 - 1)
+    d.feed(p, [0x00, 0xA5])
+    test.assertEqual(len(lit(p.glass(128, 64))), 128 * 64)
+    d.feed(p, [0x00, 0xA4, 0xA6])
+    test.assertEqual(lit(p.glass(128, 64)), {(0, 0)})
+
+
 def smbus_block_line(ts, c, data):
     """One I2C-block write to i2c-1 0x3c as the kernel traces it (the count byte first)."""
     return (" isletd-9 [000] ..... %.6f: smbus_write: i2c-1 a=03c f=0000 c=%x I2C_BLOCK_DATA l=%d [%s]"

@@ -7,7 +7,8 @@ import os
 import tempfile
 import unittest
 
-from decode_fixtures import SH_INIT, at, d, lit, main_status, sh1106_with, smbus_block_line as line
+from decode_fixtures import SH_INIT, at, check_inverse_and_entire_on, d, lit, main_status, sh1106_with, \
+    smbus_block_line as line
 
 
 class SH1106Ram(unittest.TestCase):
@@ -118,11 +119,7 @@ class SH1106Picture(unittest.TestCase):
 
     def test_inverse_and_entire_on(self):
         p = sh1106_with(SH_INIT, at(0, 2), [0x40, 0x01], [0x00, 0xA7])
-        self.assertEqual(len(lit(p.glass(128, 64))), 128 * 64 - 1)
-        d.feed(p, [0x00, 0xA5])
-        self.assertEqual(len(lit(p.glass(128, 64))), 128 * 64)
-        d.feed(p, [0x00, 0xA4, 0xA6])
-        self.assertEqual(lit(p.glass(128, 64)), {(0, 0)})
+        check_inverse_and_entire_on(self, p)
 
     def test_start_line_offset_and_multiplex(self):
         # 48h: RAM row 8 (page 1, D0) is the top line (item 4).

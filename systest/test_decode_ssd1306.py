@@ -5,7 +5,7 @@ Run: python3 -m unittest discover -s systest -p 'test_*.py'   (or: cd systest &&
 """
 import unittest
 
-from decode_fixtures import HORIZONTAL_ALL, INIT, d, lit, panel_with
+from decode_fixtures import HORIZONTAL_ALL, INIT, check_inverse_and_entire_on, d, lit, panel_with
 
 
 class ControlByte(unittest.TestCase):
@@ -103,11 +103,7 @@ class Picture(unittest.TestCase):
 
     def test_inverse_and_entire_on(self):
         p = panel_with(INIT, HORIZONTAL_ALL, [0x40, 0x01], [0x00, 0xA7])
-        self.assertEqual(len(lit(p.glass(128, 64))), 128 * 64 - 1)
-        d.feed(p, [0x00, 0xA5])
-        self.assertEqual(len(lit(p.glass(128, 64))), 128 * 64)
-        d.feed(p, [0x00, 0xA4, 0xA6])
-        self.assertEqual(lit(p.glass(128, 64)), {(0, 0)})
+        check_inverse_and_entire_on(self, p)
 
     def test_start_line(self):
         # 40h+8: RAM row 8 is shown on the first row (Table 10-1, column c).
