@@ -1,4 +1,4 @@
-"""The rogue side of mqtt/test_untrusted.py: floods, forged records, a silent broker, probes.
+"""The rogue side of mqtt/test_untrusted*.py: floods, forged records, a silent broker, probes.
 
 The attacker's MQTT client is Debian's python3-paho-mqtt (a client we did not write), run as a
 process of its own (`python3 attacker.py publish ...`) so that its work competes with isletd
@@ -7,8 +7,9 @@ a file of lines `topic<TAB>retain (0/1)<TAB>payload`; `%NOW%` in a payload is re
 wall clock in milliseconds when the message is sent. QoS 0, one connection.
 
 Also here: SilentBroker (a TCP listener on 127.0.0.1 that accepts and never says a word: a
-broker that never sends CONNACK), Probe (samples `isletctl status` latency while a flood runs),
-frame_gaps() (the longest pause between bus writes in a mock-bus capture), vm_hwm(), dir_size().
+broker that never sends CONNACK), frame_gaps() (the longest pause between bus writes in a
+mock-bus capture), dir_size(). The person at the socket during a flood is testkit/probe.py's
+Probe; the daemon's peak memory, testkit/procfs.py's vm_hwm().
 
 Only 127.0.0.1 is ever contacted.
 """
@@ -125,54 +126,6 @@ class SilentBroker:
             c.close()
 
 
-class Probe:
-    """Samples `isletctl status` (a person at the socket) every `interval` s in a thread until
-    stop(): latencies in seconds, and the control socket's own round trip beside it."""
-
-    def __init__(self, daemon, interval=0.1):
-        self.d, self.interval = daemon, interval
-        self.ctl, self.sock, self.errors = [], [], []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self):
-        self._thread.start()
-        return self
-
-    def _run(self):
-        while not self._stop.is_set():
-            t0 = time.monotonic()
-            try:
-                r = self.d.ctl("status", timeout=10)
-                if r.returncode != 0:
-                    self.errors.append(f"isletctl status exited {r.returncode}")
-                self.ctl.append(time.monotonic() - t0)
-                t1 = time.monotonic()
-                self.d.request({"op": "status"}, timeout=10)
-                self.sock.append(time.monotonic() - t1)
-            except Exception as e:   # a dead or silent daemon: a sample as slow as the timeout
-                self.errors.append(str(e)[:100])
-                self.ctl.append(time.monotonic() - t0)
-            self._stop.wait(self.interval)
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join(timeout=30)
-        return self
-
-    @staticmethod
-    def p99(xs):
-        if not xs:
-            return float("inf")
-        xs = sorted(xs)
-        return xs[min(len(xs) - 1, int(round(0.99 * (len(xs) - 1))))]
-
-    def summary(self):
-        return (f"isletctl status p99 {self.p99(self.ctl) * 1000:.0f} ms, max {max(self.ctl or [0]) * 1000:.0f} ms "
-                f"over {len(self.ctl)} samples (socket round trip p99 {self.p99(self.sock) * 1000:.1f} ms)"
-                + (f"; {len(self.errors)} errors, first: {self.errors[0]}" if self.errors else ""))
-
-
 def frame_gaps(capture, t_from, t_to):
     """The longest time (s) without a bus write within [t_from, t_to] (time.monotonic()), read
     from a mock-bus capture (its header names CLOCK_MONOTONIC at open), and the writes seen."""
@@ -189,15 +142,6 @@ def frame_gaps(capture, t_from, t_to):
     inside = [t for t in times if t_from <= t <= t_to]
     edges = [t_from] + inside + [t_to]
     return max(b - a for a, b in zip(edges, edges[1:])), len(inside)
-
-
-def vm_hwm(pid):
-    """Peak resident set (VmHWM) of a live process, in bytes."""
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def dir_size(path):

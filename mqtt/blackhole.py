@@ -11,7 +11,7 @@ bind-mounts it over /etc/resolv.conf), so a broker URL with a host name (HOSTNAM
 server) hangs in getaddrinfo.
 
 Nothing leaves the namespaces: they have no route anywhere else. Every exit path removes them
-(close(), the context manager, and reaper.py at exit and on SIGTERM/SIGHUP); namespaces left by a run that was
+(close(), the context manager, and testkit/reaper.py at exit and on SIGTERM/SIGHUP); namespaces left by a run that was
 killed -9 are removed by the next run (their owner pid is dead).
 """
 import os
@@ -20,7 +20,8 @@ import shutil
 import subprocess
 import time
 
-import reaper
+import _path  # noqa: F401  (the repository root on sys.path)
+from testkit import procfs, reaper
 
 PREFIX = "islet-mqtt-"
 SUBNET = "10.231.0"
@@ -58,7 +59,7 @@ def remove_stale():
     etc = os.listdir("/etc/netns") if os.path.isdir("/etc/netns") else []
     for ns in set(_namespaces()) | set(etc):
         m = re.fullmatch(re.escape(PREFIX) + r"(\d+)-\d+-[dp]", ns)
-        if m and not os.path.exists(f"/proc/{m.group(1)}"):
+        if m and not procfs.alive(m.group(1)):
             if ns in _namespaces():
                 _ip("netns", "del", ns, check=False)
             shutil.rmtree(f"/etc/netns/{ns}", ignore_errors=True)
@@ -154,5 +155,5 @@ def _close_all():
         bh.close()
 
 
-# After the processes (a daemon inside keeps a namespace alive), on every way out (reaper.py).
+# After the processes (a daemon inside keeps a namespace alive), on every way out (testkit/reaper.py).
 reaper.on_exit(_close_all)

@@ -2,13 +2,12 @@
 daemon test by accident. Fast (~10 s)."""
 import os
 import subprocess
-import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import blackhole  # noqa: E402
-from broker import Broker, missing_tools, port_closed  # noqa: E402
+import _path  # noqa: F401  (the repository root on sys.path)
+import blackhole
+from testkit.broker import Broker, missing_tools, port_closed
 
 
 def setUpModule():

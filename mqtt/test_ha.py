@@ -15,10 +15,9 @@ import tempfile
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker import free_port, missing_tools  # noqa: E402
-from daemon import BrokerCase, SetupError, binaries, require_mqtt_support  # noqa: E402
-from test_mqtt import figure  # noqa: E402  (one list of figures for the run)
+from mqttcase import BrokerCase, figure, require, tearDownModule  # noqa: F401
+from testkit.broker import free_port
+from testkit.daemon import SetupError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VENV = None
@@ -35,11 +34,7 @@ PER_TIMER = sum(len(es) for es in ENTITIES.values())
 
 def setUpModule():
     global VENV
-    missing = missing_tools()
-    if missing:
-        raise SetupError(f"missing: {', '.join(missing)} (apt-get install mosquitto mosquitto-clients openssl)")
-    binaries()
-    require_mqtt_support()
+    require()
     r = subprocess.run(["bash", os.path.join(HERE, "ensure_ha_venv.sh")], capture_output=True, text=True, timeout=1800)
     sys.stderr.write(r.stderr)
     if r.returncode != 0 or not r.stdout.strip():

@@ -24,8 +24,10 @@ import tempfile
 import time
 import unittest
 
-from broker import Broker
-from daemon import Daemon
+import _path  # noqa: F401  (the repository root on sys.path)
+from testkit import reaper
+from testkit.broker import Broker
+from testkit.daemon import Daemon
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENTITIES = ["sensor.ha_core_meditation_phase", "sensor.ha_core_meditation_ends", "sensor.ha_core_meditation_paused_remaining",
@@ -131,7 +133,7 @@ class HomeAssistantCoreTests(unittest.TestCase):
             getattr(cls, name, None) and getattr(cls, name).close()
         if getattr(cls, "log", None):
             cls.log.close()
-        if not os.environ.get("MQTT_KEEP") and getattr(cls, "dir", None):
+        if not reaper.keep() and getattr(cls, "dir", None):
             shutil.rmtree(cls.dir, ignore_errors=True)
 
     @staticmethod

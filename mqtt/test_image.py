@@ -1,34 +1,26 @@
 """`make test-mqtt`: the pill as Home Assistant's `image` entity (docs/MQTT.md): the panel's picture
 as PNG, retained on `<prefix>/image` with discovery on, when it changes and at most once a second.
 
-A subscriber (Debian's mosquitto_sub, through broker.py) reads it; the PNG is decoded here with
+A subscriber (Debian's mosquitto_sub, through testkit/broker.py) reads it; the PNG is decoded here with
 the standard library (signature, chunk CRCs, IHDR, the inflated rows), its size checked against
 the panel's (status.panel) times the scale, and with `[web]` its bytes compared with the page's
 own `/api/frame.png?scale=2` (the same picture, the same encoder). Discovery schema checks of the
 image entity: test_ha.py.
 """
-import os
 import struct
-import sys
 import time
 import unittest
 import urllib.request
 import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker import free_port, missing_tools, wait_until  # noqa: E402
-from daemon import BrokerCase, SetupError, binaries, require_mqtt_support  # noqa: E402
-from test_mqtt import figure  # noqa: E402  (one list of figures for the run)
+from mqttcase import BrokerCase, figure, require, tearDownModule  # noqa: F401
+from testkit.broker import free_port, wait_until
 
 SCALE = 2   # PillImage.scales.first: each panel pixel 2x2
 
 
 def setUpModule():
-    missing = missing_tools()
-    if missing:
-        raise SetupError(f"missing: {', '.join(missing)} (apt-get install mosquitto mosquitto-clients openssl)")
-    binaries()
-    require_mqtt_support()
+    require()
 
 
 def decode_png(data):

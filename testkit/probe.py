@@ -4,7 +4,10 @@ bound the mqtt/ and web/ load cases hold isletctl's p99 to."""
 import threading
 import time
 
-CTL_P99_MS = 250   # isletctl status p99 under a flood or a load, a process start each time
+# A person at the socket is served: the defect was a 10 s timeout. `isletctl status` is a process
+# start each time, whose p99 on a loaded 2-core CI machine reached 56 ms with the daemon idle
+# between samples, so its bound is 250 ms (40 times under the defect).
+CTL_P99_MS = 250
 
 
 class Probe:

@@ -59,3 +59,10 @@ def main(name, here, argv, skips_fail=False):
     print(f"{name}: {took:.0f} s")
     print(f"{name}: {passed} passed, {failed} failed, {skipped} skipped")
     return 0 if failed == 0 and r.testsRun > 0 else 1
+
+
+def failed(case):
+    """True when `case` has failed or errored so far: a cleanup asks it to print a daemon's log
+    (unittest has no "did it fail" hook)."""
+    result = getattr(getattr(case, "_outcome", None), "result", None)
+    return bool(result) and any(t is case for t, _ in result.failures + result.errors)

@@ -9,6 +9,7 @@ import unittest
 
 import browser as browser_mod
 from harness import SetupError, WebDaemon, binaries, decode, differences, missing_tools
+from testkit.runner import failed
 
 
 def require_everything():
@@ -47,8 +48,7 @@ class WebCase(unittest.TestCase):
         return d.start()
 
     def _log_on_failure(self, d):
-        result = getattr(getattr(self, "_outcome", None), "result", None)
-        if result and any(t is self for t, _ in result.failures + result.errors):
+        if failed(self):
             print(f"\n--- isletd log ---\n{d.log_tail(2500)}")
 
     def ctl_ok(self, d, *args):

@@ -1,6 +1,6 @@
 """isletd with a `[web]` page for `make test-web`, and the plain HTTP side of the tests.
 
-WebDaemon is mqtt/daemon.py's Daemon (mock bus, temp socket and state dir, copied binaries)
+WebDaemon is testkit/daemon.py's Daemon (mock bus, temp socket and state dir, copied binaries)
 with a `[web]` section on a free 127.0.0.1 port; `password=` writes a password file (mode
 0600), `tls=True` a self-signed certificate made with openssl (key mode 0600). curl() runs
 Debian's curl and parses its `-i` output; decode() turns the panel's pages into pixels.
@@ -12,16 +12,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-MQTT = os.path.join(os.path.dirname(HERE), "mqtt")
-if MQTT not in sys.path:
-    sys.path.insert(0, MQTT)
-
-from broker import free_port, wait_port, wait_until  # noqa: E402,F401  (re-exported for the tests)
-from daemon import Daemon, SetupError, binaries  # noqa: E402,F401
+import _path  # noqa: F401  (the repository root on sys.path)
+from testkit.daemon import Daemon, SetupError, binaries  # noqa: F401  (re-exported for the tests)
+from testkit.wait import free_port, wait_port
 
 CURL = shutil.which("curl") or "/usr/bin/curl"
 OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
@@ -184,14 +178,3 @@ def differences(want, got, width, most=6):
     diff += list(range(min(len(want), len(got)), max(len(want), len(got))))
     return len(diff), ", ".join(f"({i % width},{i // width}) {want[i:i + 1] or '-'}/{got[i:i + 1] or '-'}"
                                 for i in diff[:most])
-
-
-def elapsed_until(pred, timeout, interval=0.01, since=None):
-    """Seconds from `since` (default now) until pred() holds, or None when `timeout` passes."""
-    t0 = time.monotonic() if since is None else since
-    while True:
-        if pred():
-            return time.monotonic() - t0
-        if time.monotonic() - t0 > timeout:
-            return None
-        time.sleep(interval)

@@ -12,6 +12,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import _path  # noqa: E402,F401  (the repository root on sys.path)
 from browser import Browser, missing  # noqa: E402
 from harness import WebDaemon, binaries  # noqa: E402
 

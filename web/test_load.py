@@ -2,24 +2,18 @@
 
 (h) a slowloris (one header byte every 2 s), then 64 event streams, then 40 idle connections,
 against a running countdown, while a person's `isletctl status` runs in a loop beside the
-control socket's own round trip (mqtt/attacker.py's Probe): the socket's round trip keeps p99
+control socket's own round trip (testkit/probe.py's Probe): the socket's round trip keeps p99
 under 50 ms (isletctl, a process start each time, keeps mqtt's bound for that); the ticks stay
 punctual (frame events about 1 s apart on the streams, none more than 250 ms late); streams past
 32 connections get 503 busy; a request past 64 connections is not served while they are open
 (closed, or held in the listen backlog and answered once there is room); the slowloris and the
 idle connections are cut about 10 s after they opened, and a stream is served again afterwards.
 """
-import sys
 import time
 
 from case import WebCase, figure
-from harness import MQTT
 from streams import Readers, Slowloris, Stream, answer, asking, ended, idle
-
-if MQTT not in sys.path:
-    sys.path.insert(0, MQTT)
-from attacker import Probe  # noqa: E402
-from test_untrusted import CTL_P99_MS  # noqa: E402  (isletctl status, a process start each time)
+from testkit.probe import CTL_P99_MS, Probe  # CTL_P99_MS: isletctl status, a process start each time
 
 STREAMS, IDLE, SOFT_LIMIT, HARD_LIMIT = 64, 40, 32, 64
 SOCK_P99_MS, LATE_S, CUT_S = 50, 0.25, (9.0, 12.5)

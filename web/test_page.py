@@ -8,7 +8,7 @@ Arabic page runs right to left with left-to-right ASCII times.
 import time
 
 from case import WebCase, figure
-from harness import elapsed_until, wait_until
+from testkit.wait import elapsed_until, wait_until
 
 REACH_S = 1.0   # a change made at the socket is on the open page within this
 
