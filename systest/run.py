@@ -42,13 +42,14 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
+sys.path[:0] = [HERE, ROOT]  # host.* (this run's modules) and testkit.*
 
 from host import artifacts, images, report, repo  # noqa: E402
 from host.apt import host_packages  # noqa: E402
-from host.broker import Broker, free_port  # noqa: E402
+from host.broker import Broker  # noqa: E402
 from host.common import HOST_ARCH, HOST_SUITE, die, empty_dir, say, since  # noqa: E402
 from host.qemu import Guest, command, disk, exit_status  # noqa: E402
+from testkit.wait import free_port  # noqa: E402
 
 SUPPORTED = {"amd64:bookworm", "amd64:trixie", "arm64:trixie"}
 

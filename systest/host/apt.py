@@ -59,7 +59,7 @@ class SuiteApt:
         return " ".join(m for m in re.findall(r"Candidate: *(\S*)", self.cache("policy", pkg)))
 
     def candidates(self, *pkgs):
-        """'PKG VERSION' a line for each (as lib.sh's suite_candidate, for the cache keys)."""
+        """'PKG VERSION' a line for each (an input of the modules' cache key)."""
         return "\n".join(f"{p} {self.candidate(p)}" for p in pkgs)
 
     def kernel(self):

@@ -7,8 +7,10 @@ command crosses the host's broker and the guest's unit both ways. Evidence in th
 mosquitto.log, mqtt-traffic.txt (every message the broker carried), mqtt-relay.log (the guest's
 connections), mqtt/ (the requests and the replies).
 
-(testkit's broker is for the harnesses' own brokers on the host; this one keeps the mosquitto
-clients the scenario's evidence names: mosquitto_rr, mosquitto_sub --retained-only.)
+Not testkit.broker's Broker: that one runs as root in a session of its own, logs in its own folder
+and formats what its clients receive; this one must die with a run killed outright (setpriv
+--pdeathsig), keep its evidence in the results, and hand the guest mosquitto_rr's and
+mosquitto_sub's raw output and exit status, which the scenario reads.
 """
 import glob
 import grp
@@ -16,19 +18,13 @@ import os
 import pwd
 import re
 import shutil
-import socket
 import subprocess
 import time
 
 from host.common import die, pkg_version, run, say
+from testkit.wait import free_port
 
 USER = "islet"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def stop_process(p, step=0.2):

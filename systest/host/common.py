@@ -113,7 +113,8 @@ def pkg_version(pkg):
 def hash_of(*args):
     """sha256 (first 16 hex digits) of the arguments; an argument naming an existing file
     contributes its name and content (not its folder: clones of the project share the cache), any
-    other its text. The same bytes as lib.sh's `sha256sum` pipeline, so the cache keys stay."""
+    other its text. The same bytes as the shell version's `sha256sum` pipeline hashed, so the keys
+    (and the images cached before the port) stay."""
     h = hashlib.sha256()
     for a in args:
         if a and os.path.isfile(a):

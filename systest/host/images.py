@@ -1,6 +1,6 @@
 """The guest's kernel, its simulated devices' modules and its image, from the cache (built by
 systest/build-module.sh and systest/build-image.sh when their key is new). The keys hash exactly
-what lib.sh hashed, in the same order, so the cached images of the shell version stay valid."""
+what the shell version hashed, in the same order, so the images it cached stay valid."""
 import os
 import re
 import time
