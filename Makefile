@@ -25,7 +25,7 @@ override ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(ARCH)))
 CROSS_SUITE ?= trixie
 CROSS_APT_PACKAGES := mmdebstrap rsync qemu-user-static binfmt-support
 
-.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-web web-screenshots test-system test-tools demo bench bench-compare bench-bound gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-web web-screenshots test-system test-tools demo bench bench-compare bench-bound link-order gallery install uninstall clean
 
 all: build
 
@@ -147,6 +147,13 @@ bench-compare: bench-deps release
 	  echo "bench-compare: skipping the luma.oled side: $$why"; \
 	  python3 bench/luma_compare.py --ours $(BENCH_DIR)/islet-side.json --out bench-compare.json --no-luma "$$why"; \
 	fi
+
+# The release's code layout (scripts/link-order.txt, read by scripts/release.sh): the functions
+# isletd runs through what the bench drives, profiled under valgrind (bench/link_order.py,
+# docs/PERFORMANCE.md "Memory"). Regenerate after large changes, then make release.
+link-order: bench-deps release
+	$(call apt_ensure,valgrind)
+	python3 bench/link_order.py
 
 # How few bytes any SSD1306 command sequence could send for the countdown's frames: a lower bound
 # and what a planner knowing every future frame would send (bench/plan_bound.c, PERFORMANCE.md).

@@ -41,7 +41,14 @@ if [ -n "$cxx_archive" ]; then
 else
     echo "islet: no libstdc++.a for $gnu (install libstdc++-dev): isletd links libstdc++.so, ~1 MB more resident" >&2
 fi
-flags=(-c release --static-swift-stdlib "${cxx_flags[@]}" -Xswiftc -Osize -Xswiftc -use-ld=lld
+# The code a desk runs, laid side by side in the order it first runs (scripts/link-order.txt,
+# made by `make link-order` from a profile): the kernel maps 64 KiB around every code page
+# faulted on, so the same functions scattered over 10 MB of text kept twice the pages resident
+# (docs/PERFORMANCE.md, "Memory"). Names the code no longer has are skipped without a word.
+order_flags=()
+[ -f "$here/link-order.txt" ] && order_flags=(-Xlinker "--symbol-ordering-file=$here/link-order.txt"
+                                              -Xlinker --no-warn-symbol-ordering)
+flags=(-c release --static-swift-stdlib "${cxx_flags[@]}" "${order_flags[@]}" -Xswiftc -Osize -Xswiftc -use-ld=lld
        -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
        -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
        --package-path "$root" ${BUILD_FLAGS:-})
