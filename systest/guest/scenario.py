@@ -18,6 +18,7 @@ import steps_daemon  # noqa: E402
 import steps_install  # noqa: E402
 import steps_net  # noqa: E402
 import steps_panel  # noqa: E402
+import steps_remote  # noqa: E402
 
 os.environ["PATH"] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 os.environ["DEBIAN_FRONTEND"] = "noninteractive"
@@ -115,8 +116,8 @@ def phase1():
     S("d3-watchdog", d.step_d3_watchdog, "a-apt-install")
     S("e-clock-step", d.step_e_clock, "a-apt-install")
     S("f-upgrade", d.step_f_upgrade, "a-apt-install")
-    S("j1-mqtt", n.step_j1_mqtt, "a-apt-install")
-    S("j3-web", n.step_j3_web, "a-apt-install")
+    S("j1-mqtt", steps_remote.step_j1_mqtt, "a-apt-install")
+    S("j3-web", steps_remote.step_j3_web, "a-apt-install")
     S("g1-purge", i.step_g1_purge, "a-apt-install")
     S("g2-install-rollback", i.step_g2_install_rollback, "g1-purge")
     S("g3-make-install", i.step_g3_make_install, "g1-purge")
