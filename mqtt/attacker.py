@@ -1,4 +1,4 @@
-"""The rogue side of mqtt/test_untrusted*.py: floods, forged records, a silent broker, probes.
+"""The rogue side of mqtt/test_untrusted*.py: floods, forged records, a silent broker.
 
 The attacker's MQTT client is Debian's python3-paho-mqtt (a client we did not write), run as a
 process of its own (`python3 attacker.py publish ...`) so that its work competes with isletd
@@ -7,9 +7,8 @@ a file of lines `topic<TAB>retain (0/1)<TAB>payload`; `%NOW%` in a payload is re
 wall clock in milliseconds when the message is sent. QoS 0, one connection.
 
 Also here: SilentBroker (a TCP listener on 127.0.0.1 that accepts and never says a word: a
-broker that never sends CONNACK), frame_gaps() (the longest pause between bus writes in a
-mock-bus capture), dir_size(). The person at the socket during a flood is testkit/probe.py's
-Probe; the daemon's peak memory, testkit/procfs.py's vm_hwm().
+broker that never sends CONNACK), dir_size(). The person at the socket during a flood is
+testkit/probe.py's Probe; the daemon's peak memory, testkit/procfs.py's vm_hwm().
 
 Only 127.0.0.1 is ever contacted.
 """
@@ -124,24 +123,6 @@ class SilentBroker:
         self.sock.close()
         for c in self.conns:
             c.close()
-
-
-def frame_gaps(capture, t_from, t_to):
-    """The longest time (s) without a bus write within [t_from, t_to] (time.monotonic()), read
-    from a mock-bus capture (its header names CLOCK_MONOTONIC at open), and the writes seen."""
-    base = None
-    times = []
-    with open(capture) as f:
-        for line in f:
-            if line.startswith("#"):
-                if "monotonic_ns=" in line and base is None:
-                    base = int(line.rsplit("monotonic_ns=", 1)[1].split()[0])
-                continue
-            if line.strip():
-                times.append((base + int(line.split(" ", 1)[0])) / 1e9)
-    inside = [t for t in times if t_from <= t <= t_to]
-    edges = [t_from] + inside + [t_to]
-    return max(b - a for a, b in zip(edges, edges[1:])), len(inside)
 
 
 def dir_size(path):

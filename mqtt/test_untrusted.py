@@ -16,12 +16,12 @@ import subprocess
 import time
 import unittest
 
-from attacker import dir_size, frame_gaps, now_ms
+from attacker import dir_size, now_ms
 from mqttcase import figure, require, stale, tearDownModule  # noqa: F401
 from testkit.broker import wait_until
 from testkit.probe import CTL_P99_MS, Probe
 from testkit.procfs import vm_hwm
-from untrustedcase import UntrustedCase
+from untrustedcase import UntrustedCase, frame_gaps
 
 FLOOD = 10_000
 # The socket's own round trip has no exec in it and keeps 100 ms (isletctl's bound: CTL_P99_MS).

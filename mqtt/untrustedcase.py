@@ -14,6 +14,15 @@ from mqttcase import next_id
 from testkit.broker import Broker, wait_until
 from testkit.daemon import Daemon
 from testkit.runner import failed
+from testkit.ssd1306_capture import write_times
+
+
+def frame_gaps(capture, t_from, t_to):
+    """The longest time (s) without a bus write within [t_from, t_to] (time.monotonic()), read
+    from a mock-bus capture (its header names CLOCK_MONOTONIC at open), and the writes seen."""
+    inside = [t for t in write_times(capture) if t_from <= t <= t_to]
+    edges = [t_from] + inside + [t_to]
+    return max(b - a for a, b in zip(edges, edges[1:])), len(inside)
 
 
 class UntrustedCase(unittest.TestCase):
