@@ -254,12 +254,12 @@ soak: release
 # A real kernel and a live systemd under qemu: the .deb and make install in a bookworm guest
 # (libgpiod 1.6) and a trixie guest (libgpiod 2.x, the package built as by make deb-trixie), side
 # by side, driven through gpio-sim and i2c-stub (docs/SYSTEM-TEST.md). Needs root and Debian's
-# apt. SYSTEST_ARGS='--guest bookworm' runs one. systest/run.sh builds the releases and packages
+# apt. SYSTEST_ARGS='--guest bookworm' runs one. systest/run.py builds the releases and packages
 # itself (make release deb for bookworm, scripts/build-in-root.sh for trixie). ARCH=arm64: one
 # trixie guest under qemu-system-aarch64 (the arm64 package, cross-built).
 test-system: deb-deps
 	$(call apt_ensure,mmdebstrap rsync)
-	bash systest/run.sh --arch $(ARCH) $(SYSTEST_ARGS)
+	python3 systest/run.py --arch $(ARCH) $(SYSTEST_ARGS)
 
 clean:
 	rm -rf .build .build-log.txt dist
