@@ -3,7 +3,7 @@
 again after a network section is removed (j1, j3), and closed after the reboot (j2).
 
 The network: the generator's drop-in exists only with [mqtt] or [web]; the broker is the host's
-(systest/broker.sh), at 10.0.2.100:1883 on the guest's user-mode NIC, the one address that NIC
+(systest/host/broker.py), at 10.0.2.100:1883 on the guest's user-mode NIC, the one address that NIC
 reaches."""
 import os
 import re

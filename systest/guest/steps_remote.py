@@ -1,6 +1,6 @@
 """The scenario's steps that reach the host through the unit's network: j1 ([mqtt] with the
 host's broker) and j3 ([web], fetched by the host). The host answers requests written to the
-results share (systest/broker.sh's broker_serve, systest/web_get.py)."""
+results share (systest/host/broker.py's serve, systest/host/web.py)."""
 import os
 import time
 
@@ -71,7 +71,7 @@ def until_retained(prefix, reply, cond, why):
 
 
 def web_host(*paths):
-    """Asks the host (web_get.py, through qemu's forward of its 127.0.0.1:<port> to this guest's
+    """Asks the host (systest/host/web.py, through qemu's forward of its 127.0.0.1:<port> to this guest's
     8080) to GET each PATH; the reply folder has <k>.status, .headers, .body, .seconds, .error."""
     n = next_request("web-n")
     reply = post(R + "/web", n, "".join(p + "\n" for p in paths), "web request")
