@@ -211,7 +211,7 @@ gallery: deps
 	$(SWIFT) build --product islet-gallery $(BUILD_FLAGS)
 	mkdir -p docs/gallery && "$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))/islet-gallery" docs/gallery
 
-# libFuzzer over what isletd reads from outside (scripts/fuzz.sh, docs/RELIABILITY.md). The
+# libFuzzer over what isletd reads from outside (scripts/fuzz.py, docs/RELIABILITY.md). The
 # targets are built apart (.build/fuzz) with ASan and the fuzzer's coverage; libFuzzer comes
 # from the toolchain without its main (the target's own main hands it the command line).
 FUZZ_LIB = $(shell d=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")"); echo "$$d/../lib/swift/clang/lib/linux/libclang_rt.fuzzer_no_main-$$(uname -m).a")
@@ -224,10 +224,10 @@ fuzz-build: deps
 
 # Explores FUZZ_SECONDS (60) per target; `make fuzz-replay` is CI's fixed-seed, fixed-count run.
 fuzz: fuzz-build
-	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) bash scripts/fuzz.sh explore
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) python3 scripts/fuzz.py explore
 
 fuzz-replay: fuzz-build
-	bash scripts/fuzz.sh replay
+	python3 scripts/fuzz.py replay
 
 # The long campaign (docs/RELIABILITY.md, "Fuzzing"): a release build with the fuzzer's coverage
 # and no ASan (.build/fuzz-fast, many times faster), FUZZ_CAMPAIGN_RUNS per target on one core.
@@ -237,7 +237,7 @@ fuzz-fast-build: deps
 	  -Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xlinker "$(FUZZ_LIB)" -Xlinker -lstdc++
 
 fuzz-campaign: fuzz-fast-build
-	FUZZ_BIN=.build/fuzz-fast/release/islet-fuzz nice -n 10 bash scripts/fuzz.sh campaign
+	FUZZ_BIN=.build/fuzz-fast/release/islet-fuzz nice -n 10 python3 scripts/fuzz.py campaign
 
 # Kill -9 during churn, client abuse and bus faults against the release daemon
 # (scripts/soak.py; SOAK_KILLS=100, SOAK_ABUSE_SECONDS=20), then the concurrency tests under
