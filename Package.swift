@@ -144,7 +144,7 @@ let package = Package(
                     dependencies: ["IsletConfig", "IsletCore", "IsletInput", "IsletLinux", "IsletMQTT", "IsletProtocol", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
-                    swiftSettings: strict),
+                    exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletConfig", "IsletSystem"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletConfig", "IsletTestSupport"], swiftSettings: strict),
     ]

@@ -233,7 +233,7 @@ public struct ChimeConfig: Hashable, Sendable {
     /// The pattern for a cue, or nil when that cue is silent.
     public func pattern(for cue: ChimeCue) -> ChimePattern? {
         switch cue {
-        case .cycleEnd: cycleEnd
+        case .cycleEnd, .alert: cycleEnd
         case .completion: completion
         case .silence: nil
         }

@@ -68,6 +68,9 @@ public struct Activity: Hashable, Sendable {
         return updatedAt + s
     }
 
+    /// Whether a state file of schema 1 could hold this activity (what earlier versions read).
+    public var fitsSchema1: Bool { attributes.fitsSchema1 && content.schema == 1 }
+
     /// When the 8 h activity limit ends it, if it is still active.
     public var lifetimeEndsAt: Instant? { ending == nil ? startedAt + Limits.maximumActive : nil }
 }
@@ -136,6 +139,7 @@ public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
         case alreadyComplete = "already_complete"
         case notDue = "not_due"
         case notApplicable = "not_applicable"
+        case kindMismatch = "kind_mismatch"
         case invalidAttributes = "invalid_attributes"
         case startInProgress = "start_in_progress"
         case tooManyActivities = "too_many_activities"

@@ -1,10 +1,26 @@
-/// What kind of activity: a cycled countdown or a count-up stopwatch.
+/// What kind of activity: a cycled countdown, a count-up stopwatch, or a countdown to an
+/// instant someone else owns.
 public enum ActivityKind: Hashable, Sendable {
     /// `cycles == nil` means open-ended: cycles repeat until the user ends the session.
     case countdown(cycle: Duration, cycles: Int?)
     case stopwatch
+    /// Pushed from the home (the washing machine's end, the oven, the next train): the content
+    /// it started with; its source changes it with `update` and ends it with `end`.
+    case until(PushedContent)
 
     public var isStopwatch: Bool { if case .stopwatch = self { true } else { false } }
+    public var isUntil: Bool { if case .until = self { true } else { false } }
+    /// The wire name (`kind` of a request and of the state file).
+    public var name: String {
+        switch self {
+        case .countdown: "countdown"
+        case .stopwatch: "stopwatch"
+        case .until: "until"
+        }
+    }
+    /// How relevant an activity of this kind is unless its start says otherwise: a session a
+    /// person started by hand outranks what the home pushes (`[session] relevance`).
+    public var defaultRelevance: Double { isUntil ? 0 : ActivityAttributes.handStartedRelevance }
     /// A countdown's cycle length; nil for a stopwatch.
     public var cycleLength: Duration? { if case .countdown(let c, _) = self { c } else { nil } }
 }
@@ -23,17 +39,39 @@ public struct ActivityAttributes: Hashable, Sendable {
     /// The language the activity was started in (BCP-47 style, e.g. `en`, `zh-Hans`), not the
     /// system locale: the renderer runs elsewhere and must not guess.
     public var language: String
+    /// The icon it shows; nil: the kind's own (meditation, stopwatch, a bell for `until`).
+    public var icon: ActivityIcon?
+    /// Which activity the pill shows first when several compete: the most relevant, then the
+    /// most recently started (ActivityKit's relevance score). 0 to 100.
+    public var relevance: Double
 
     public init(timerID: String? = nil, kind: ActivityKind, title: String? = nil,
                 cycleEndInterval: Duration = .seconds(3), staleAfter: Duration? = nil,
-                language: String = "en") {
-        self.timerID = timerID ?? (kind.isStopwatch ? "stopwatch" : "meditation")
+                language: String = "en", icon: ActivityIcon? = nil, relevance: Double? = nil) {
+        self.timerID = timerID ?? Self.defaultTimerID(kind)
         self.kind = kind
         self.title = title
         self.cycleEndInterval = cycleEndInterval
         self.staleAfter = staleAfter
         self.language = language
+        self.icon = icon
+        self.relevance = relevance ?? kind.defaultRelevance
     }
+
+    static func defaultTimerID(_ kind: ActivityKind) -> String {
+        switch kind {
+        case .countdown: "meditation"
+        case .stopwatch: "stopwatch"
+        case .until: "until"
+        }
+    }
+
+    /// The relevance of a countdown or stopwatch started without one.
+    public static let handStartedRelevance: Double = 100
+    public static let relevanceRange: ClosedRange<Double> = 0...100
+
+    /// Whether a state file of schema 1 could hold these attributes (what earlier versions read).
+    public var fitsSchema1: Bool { !kind.isUntil && icon == nil && relevance == kind.defaultRelevance }
 
     public static func countdown(minutes: Int, cycles: Int? = 1, language: String = "en") -> ActivityAttributes {
         ActivityAttributes(kind: .countdown(cycle: .seconds(minutes * 60), cycles: cycles), language: language)
@@ -73,18 +111,17 @@ public struct ActivityAttributes: Hashable, Sendable {
         guard cycleEndInterval >= .zero, cycleEndInterval <= .seconds(600) else {
             return bad("cycle_end_seconds", "cycle end interval must be 0 to 600 s (got \(cycleEndInterval.jsonSeconds) s)")
         }
+        if case .until(let initial) = kind, let v = initial.violation() { return v }
         if let s = staleAfter, s < .seconds(1) { return bad("stale_after_seconds", "stale-after must be at least 1 s") }
+        guard relevance.isFinite, Self.relevanceRange.contains(relevance) else {
+            return bad("relevance", "relevance must be a number from 0 to 100 (got \(relevance))")
+        }
+        if let v = icon?.violation() { return v }
         guard (2...16).contains(language.count),
               language.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "-" || $0 == "_" }) else {
             return bad("language", "language must be a code such as en, pt, zh-Hans (got \"\(language)\")")
         }
-        if let title {
-            if title.count > Self.maxTitleLength { return bad("title", "title is longer than \(Self.maxTitleLength) characters (got \(title.count))") }
-            if let c = title.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-                let hex = String(c.value, radix: 16, uppercase: true)
-                return bad("title", "title must not contain control characters (got U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))")
-            }
-        }
+        if let title, let v = TextRule.violation(title, field: "title", maximum: Self.maxTitleLength) { return v }
         return nil
     }
 }
@@ -93,6 +130,7 @@ extension ActivityAttributes: Codable {
     private enum Keys: String, CodingKey {
         case timer, kind, cycleSeconds = "cycle_seconds", cycles, title
         case cycleEndSeconds = "cycle_end_seconds", staleAfterSeconds = "stale_after_seconds", language
+        case endsAt = "ends_at", progress, text, icon, iconData = "icon_data", relevance
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -105,7 +143,17 @@ extension ActivityAttributes: Codable {
             try c.encode(cycles ?? 0, forKey: .cycles)
         case .stopwatch:
             try c.encode("stopwatch", forKey: .kind)
+        case .until(let p):
+            try c.encode("until", forKey: .kind)
+            try p.encode(into: &c, endsAt: .endsAt, progress: .progress, text: .text)
         }
+        switch icon {
+        case nil: break
+        case .named(let n)?: try c.encode(n, forKey: .icon)
+        case .custom(let b)?: try c.encode(b, forKey: .iconData)
+        }
+        // Schema 1 had no relevance: written only when it is not the kind's own.
+        if relevance != kind.defaultRelevance { try c.encode(relevance, forKey: .relevance) }
         try c.encodeIfPresent(title, forKey: .title)
         try c.encode(cycleEndInterval.jsonSeconds, forKey: .cycleEndSeconds)
         try c.encodeIfPresent(staleAfter?.jsonSeconds, forKey: .staleAfterSeconds)
@@ -125,10 +173,22 @@ extension ActivityAttributes: Codable {
             kind = .countdown(cycle: cycle, cycles: n == 0 ? nil : n)
         case "stopwatch":
             kind = .stopwatch
+        case "until":
+            kind = .until(try PushedContent.decode(from: c, endsAt: .endsAt, progress: .progress, text: .text))
         default:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "kind must be countdown or stopwatch")
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: c, debugDescription: "kind must be countdown, stopwatch or until")
         }
-        timerID = try c.decodeIfPresent(String.self, forKey: .timer) ?? (kind.isStopwatch ? "stopwatch" : "meditation")
+        timerID = try c.decodeIfPresent(String.self, forKey: .timer) ?? Self.defaultTimerID(kind)
+        let name = try c.decodeIfPresent(String.self, forKey: .icon)
+        let data = try c.decodeIfPresent(String.self, forKey: .iconData)
+        switch (name, data) {
+        case (nil, nil): icon = nil
+        case (let n?, nil): icon = .named(n)
+        case (nil, let d?): icon = .custom(base64: d)
+        case (.some, .some):
+            throw DecodingError.dataCorruptedError(forKey: .iconData, in: c, debugDescription: "an activity has icon or icon_data, not both")
+        }
+        relevance = try c.decodeIfPresent(Double.self, forKey: .relevance) ?? kind.defaultRelevance
         title = try c.decodeIfPresent(String.self, forKey: .title)
         func seconds(_ k: Keys) throws -> Duration? {
             guard let s = try c.decodeIfPresent(Double.self, forKey: k) else { return nil }

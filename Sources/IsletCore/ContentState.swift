@@ -12,6 +12,9 @@ public enum Display: Hashable, Sendable {
     case cycleEnd(nextCycleAt: Instant)
     /// Terminal: the session is over and waits for its dismissal.
     case complete
+    /// An `until` activity under way: its source owns the end (`ContentState.pushed`), so the
+    /// time shown counts to that instant and nothing here moves by itself.
+    case tracking
 }
 
 /// The lifecycle state names, as the transition table and the JSON `phase` spell them.
@@ -23,8 +26,10 @@ public enum Phase: String, Hashable, Sendable, CaseIterable, Codable {
 
 /// The content state: plain data that crosses the process boundary on every transition.
 public struct ContentState: Hashable, Sendable {
-    /// Bumped whenever the JSON form changes incompatibly.
-    public static let schemaVersion = 1
+    /// Bumped whenever the JSON form changes incompatibly. Content that schema 1 can hold is
+    /// still written as schema 1, so clients and displays of earlier versions keep reading it.
+    public static let schemaVersion = 2
+    public static let readableSchemas: ClosedRange<Int> = 1...2
 
     public var display: Display
     /// 1-based. In CYCLE_END this is the cycle that just ended.
@@ -34,20 +39,26 @@ public struct ContentState: Hashable, Sendable {
     /// The shown time may be wrong (no update within the stale-after interval, or the host's
     /// clock is behind the last save).
     public var isStale: Bool
+    /// What the source of an `until` activity last pushed; nil for the other kinds.
+    public var pushed: PushedContent?
 
-    public init(display: Display, cycle: Int = 1, totalCycles: Int? = nil, isStale: Bool = false) {
+    public init(display: Display, cycle: Int = 1, totalCycles: Int? = nil, isStale: Bool = false, pushed: PushedContent? = nil) {
         self.display = display
         self.cycle = cycle
         self.totalCycles = totalCycles
         self.isStale = isStale
+        self.pushed = pushed
     }
+
+    /// The schema this content is written in: the lowest that holds it.
+    public var schema: Int { pushed == nil && display != .tracking ? 1 : 2 }
 
     public static let idle = ContentState(display: .idle)
 
     public var phase: Phase {
         switch display {
         case .idle: .idle
-        case .running: .running
+        case .running, .tracking: .running
         case .paused: .paused
         case .cycleEnd: .cycleEnd
         case .complete: .complete
@@ -60,15 +71,16 @@ public struct ContentState: Hashable, Sendable {
 extension ContentState: Codable {
     private enum Keys: String, CodingKey {
         case schema, phase, reference, frozenSeconds = "frozen_seconds", nextCycleAt = "next_cycle_at"
-        case cycle, cycles, stale
+        case cycle, cycles, stale, pushed
+        case endsAt = "ends_at", progress, text
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(Self.schemaVersion, forKey: .schema)
+        try c.encode(schema, forKey: .schema)
         try c.encode(phase, forKey: .phase)
         switch display {
-        case .idle, .complete: break
+        case .idle, .complete, .tracking: break
         case .running(let reference): try c.encode(ISO8601.format(reference), forKey: .reference)
         case .paused(let frozen): try c.encode(frozen.jsonSeconds, forKey: .frozenSeconds)
         case .cycleEnd(let next): try c.encode(ISO8601.format(next), forKey: .nextCycleAt)
@@ -76,14 +88,18 @@ extension ContentState: Codable {
         try c.encode(cycle, forKey: .cycle)
         try c.encode(totalCycles, forKey: .cycles)   // explicit null: open-ended
         try c.encode(isStale, forKey: .stale)
+        if let p = pushed {
+            var n = c.nestedContainer(keyedBy: Keys.self, forKey: .pushed)
+            try p.encode(into: &n, endsAt: .endsAt, progress: .progress, text: .text)
+        }
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         let schema = try c.decode(Int.self, forKey: .schema)
-        guard schema == Self.schemaVersion else {
+        guard Self.readableSchemas.contains(schema) else {
             throw DecodingError.dataCorruptedError(forKey: .schema, in: c,
-                debugDescription: "content state schema \(schema) is not supported (this build reads \(Self.schemaVersion))")
+                debugDescription: "content state schema \(schema) is not supported (this build reads \(Self.readableSchemas.lowerBound) to \(Self.readableSchemas.upperBound))")
         }
         func instant(_ k: Keys) throws -> Instant {
             let s = try c.decode(String.self, forKey: k)
@@ -95,7 +111,9 @@ extension ContentState: Codable {
         switch try c.decode(Phase.self, forKey: .phase) {
         case .idle: display = .idle
         case .complete: display = .complete
-        case .running: display = .running(reference: try instant(.reference))
+        case .running:
+            // An `until` activity's content has no reference: its end is the source's.
+            display = schema >= 2 && !c.contains(.reference) ? .tracking : .running(reference: try instant(.reference))
         case .cycleEnd: display = .cycleEnd(nextCycleAt: try instant(.nextCycleAt))
         case .paused:
             // -0 is a sign no pause writes: refused with the negatives, not read as 0.
@@ -108,5 +126,11 @@ extension ContentState: Codable {
         cycle = try c.decodeIfPresent(Int.self, forKey: .cycle) ?? 1
         totalCycles = try c.decodeIfPresent(Int.self, forKey: .cycles)
         isStale = try c.decodeIfPresent(Bool.self, forKey: .stale) ?? false
+        if schema >= 2, c.contains(.pushed) {
+            let n = try c.nestedContainer(keyedBy: Keys.self, forKey: .pushed)
+            pushed = try PushedContent.decode(from: n, endsAt: .endsAt, progress: .progress, text: .text)
+        } else {
+            pushed = nil
+        }
     }
 }

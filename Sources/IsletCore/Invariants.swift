@@ -39,7 +39,7 @@ extension Activity {
             if t < startedAt {
                 return InvariantViolation(field: content.phase == .running ? "content.reference" : "content.next_cycle_at", "\(t) is before started_at \(startedAt)")
             }
-        case .paused, .complete, .idle: break
+        case .paused, .complete, .idle, .tracking: break
         }
         if let v = content.violation(for: attributes.kind) { return v.inside("content") }
         switch (content.display, ending) {
@@ -59,10 +59,23 @@ extension ContentState {
         case .running(let t), .cycleEnd(let t):
             let key = phase == .running ? "reference" : "next_cycle_at"
             guard Instant.validRange.contains(t) else { return bad(key, "\(t) is outside the instants a timer can hold (\(Instant.validRangeRule))") }
-        case .paused, .complete: break
+        case .paused, .complete, .tracking: break
         }
         guard cycle >= 1 else { return bad("cycle", "cycles count from 1 (got \(cycle))") }
+        if !kind.isUntil {
+            if display == .tracking { return bad("reference", "a \(kind.name) that runs has a reference instant") }
+            if pushed != nil { return bad("pushed", "only an until activity has pushed content") }
+        }
         switch kind {
+        case .until:
+            if cycle != 1 || totalCycles != nil { return bad("cycle", "an until activity has no cycles: cycle is 1 and cycles null") }
+            switch display {
+            case .tracking, .complete: break
+            case .running, .paused, .cycleEnd, .idle:
+                return bad("phase", "an until activity is running or complete (its source owns the end), not \(phase.rawValue)")
+            }
+            guard let p = pushed else { return bad("pushed", "an until activity has pushed content") }
+            if let v = p.violation() { return v.inside("pushed") }
         case .stopwatch:
             if cycle != 1 { return bad("cycle", "a stopwatch has no cycles: cycle is 1 (got \(cycle))") }
             if let n = totalCycles { return bad("cycles", "a stopwatch has no cycles: cycles is null (got \(n))") }

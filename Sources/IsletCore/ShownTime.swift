@@ -13,6 +13,11 @@ public enum ShownTime {
             if stopwatch { return Int(max(0, (now - ref).wholeMilliseconds) / 1000) }
             let remaining = countdownRemaining(a, reference: ref, at: now).wholeMilliseconds
             return remaining > 0 ? Int((remaining + 999) / 1000) : 0
+        case .tracking:
+            // Rounded up like a countdown; 0:00 once the source's instant has passed.
+            guard let end = a.content.pushed?.endsAt else { return 0 }
+            let remaining = (end - now).wholeMilliseconds
+            return remaining > 0 ? Int((remaining + 999) / 1000) : 0
         case .cycleEnd, .complete, .idle:
             return 0
         }
@@ -24,6 +29,9 @@ public enum ShownTime {
         case .paused(let frozen): return frozen
         case .running(let ref):
             return a.attributes.kind.isStopwatch ? now - ref : countdownRemaining(a, reference: ref, at: now)
+        case .tracking:
+            guard let end = a.content.pushed?.endsAt else { return .zero }
+            return max(.zero, end - now)
         case .cycleEnd, .complete, .idle: return .zero
         }
     }
@@ -74,6 +82,13 @@ extension ShownTime {
                 let shown = remaining > 0 ? (remaining + 999) / 1000 : 0
                 tick = shown > 0 ? ref - .milliseconds((shown - 1) * 1000) : ref
             }
+            if tick > now, best.map({ tick < $0.at }) ?? true { best = Deadline(at: tick, reason: .shownSecondChanges) }
+        }
+        if case .tracking = a.content.display, a.ending == nil, let end = a.content.pushed?.endsAt, end > now {
+            // The same ceil rule as a countdown's, against the source's instant.
+            let remaining = (end - now).wholeMilliseconds
+            let shown = (remaining + 999) / 1000
+            let tick = end - .milliseconds((shown - 1) * 1000)
             if tick > now, best.map({ tick < $0.at }) ?? true { best = Deadline(at: tick, reason: .shownSecondChanges) }
         }
         if let b = best, b.at < now { return Deadline(at: now, reason: b.reason) }

@@ -8,6 +8,8 @@ public enum Intent: Hashable, Sendable {
     /// The user's reset: end and dismiss at once.
     case reset
     case end(DismissalPolicy)
+    /// A source's new content for its `until` activity (push-to-update).
+    case update(ContentUpdate)
     /// Show the expanded presentation for a while (a long press).
     case expand
     /// The host knows the shown time may be wrong (e.g. the clock is behind the last save).
@@ -38,6 +40,10 @@ public enum Effect: Hashable, Sendable {
     case becameStale
     case becameFresh
     case expanded
+    /// An `until` activity's source changed its content.
+    case updated
+    /// An update asked for attention: the host shows the expanded presentation and chimes once.
+    case alerted
 }
 
 /// One transition's result: the timer's new activity (nil is IDLE) and what happened.
@@ -74,12 +80,17 @@ public enum TimerMachine {
             case .resume: throw Rejection(.noActivity, "nothing to resume: no activity is paused")
             case .reset: throw Rejection(.noActivity, "nothing to reset: no activity exists")
             case .end: throw Rejection(.noActivity, "nothing to end: no activity exists")
+            case .update: throw Rejection(.noActivity, "nothing to update: no activity exists (start it with kind until first)")
             case .expand: throw Rejection(.noActivity, "nothing to expand: no activity exists")
             case .markStale: throw Rejection(.noActivity, "nothing to mark stale: no activity exists")
             case .markFresh: throw Rejection(.noActivity, "nothing to mark fresh: no activity exists")
             }
         }
-        let name = a.attributes.kind.isStopwatch ? "stopwatch" : "timer"
+        let name: String = switch a.attributes.kind {
+        case .stopwatch: "stopwatch"
+        case .countdown: "timer"
+        case .until: "activity"
+        }
         switch (a.content.display, intent) {
         case (_, .start(let attrs)):
             return try begin(attrs, now: now, replacing: true)
@@ -98,6 +109,27 @@ public enum TimerMachine {
         case (.idle, _):
             // An activity never holds `.idle`; treat a corrupt one as absent rather than trap.
             return try transition(intent, from: nil, now: now)
+
+        case (.tracking, .update(let u)):
+            guard case .until = a.attributes.kind, let old = a.content.pushed else {
+                throw Rejection(.kindMismatch, "only an until activity takes updates")
+            }
+            let new = u.applied(to: old)
+            if let v = new.violation() ?? Self.horizonViolation(new, now: now) { throw Rejection(.invalidAttributes, v.message) }
+            // A source that keeps sending is fresh again, whether or not anything changed.
+            var n = touched(a, now)
+            n.content.pushed = new
+            return Transition(activity: n, effects: u.alert ? [.updated, .alerted] : [.updated])
+        case (_, .update):
+            if !a.attributes.kind.isUntil {
+                throw Rejection(.kindMismatch, "timer \"\(a.timerID)\" is a \(a.attributes.kind.name); update changes only an until activity (start a new one to change its kind)")
+            }
+            throw Rejection(.alreadyComplete, "the activity has ended; start a new one")
+        case (.tracking, .pause), (.tracking, .resume), (.tracking, .toggle):
+            // The end instant is its source's: nothing here can hold it.
+            throw Rejection(.notApplicable, "an until activity ends when its source says: it cannot be paused or resumed")
+        case (.tracking, .end(let policy)):
+            return finish(a, at: now, policy: policy, natural: false)
 
         case (.running(let ref), .pause), (.running(let ref), .toggle):
             var n = touched(a, now)
@@ -224,14 +256,26 @@ public enum TimerMachine {
 
     // MARK: helpers
 
+    /// How far ahead a source may put its end: an activity lasts 8 h at most, so an instant
+    /// days away is a mistake (or an attack), not a plan.
+    public static let untilHorizon: Duration = .seconds(24 * 3600)
+
+    static func horizonViolation(_ p: PushedContent, now: Instant) -> InvariantViolation? {
+        guard let end = p.endsAt, end > now, end - now > untilHorizon else { return nil }
+        return InvariantViolation(field: "ends_at", "ends_at is more than 24 h ahead (\(ISO8601.format(end)))")
+    }
+
     private static func begin(_ attrs: ActivityAttributes, now: Instant, replacing: Bool) throws(Rejection) -> Transition {
         let attrs = try attrs.validated()
+        if case .until(let p) = attrs.kind, let v = horizonViolation(p, now: now) { throw Rejection(.invalidAttributes, v.message) }
         let content: ContentState
         switch attrs.kind {
         case .countdown(let cycle, let cycles):
             content = ContentState(display: .running(reference: now + cycle), cycle: 1, totalCycles: cycles)
         case .stopwatch:
             content = ContentState(display: .running(reference: now), cycle: 1, totalCycles: nil)
+        case .until(let initial):
+            content = ContentState(display: .tracking, cycle: 1, totalCycles: nil, pushed: initial)
         }
         let n = Activity(attributes: attrs, content: content, startedAt: now)
         return Transition(activity: n, effects: replacing ? [.replaced, .started] : [.started])

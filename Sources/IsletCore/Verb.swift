@@ -4,7 +4,7 @@
 public enum Verb: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     // The raw values are the wire names (the `op` of a request, a button's action in the config);
     // the order is the order the protocol lists its ops in.
-    case start, pause, resume, toggle, reset, end, expand
+    case start, pause, resume, toggle, reset, end, expand, update
 
     public var description: String { rawValue }
 
@@ -15,12 +15,15 @@ public enum Verb: String, Hashable, Sendable, CaseIterable, CustomStringConverti
         case session
         /// How the ended activity leaves the pill.
         case dismissal
+        /// The new content a source pushes.
+        case content
     }
 
     public var argument: Argument {
         switch self {
         case .start: .session
         case .end: .dismissal
+        case .update: .content
         case .pause, .resume, .toggle, .reset, .expand: .none
         }
     }
@@ -29,7 +32,7 @@ public enum Verb: String, Hashable, Sendable, CaseIterable, CustomStringConverti
     /// change, and the group shows one state; the host's own marks (stale, fresh) are no verbs.
     public var isSharedWithGroup: Bool {
         switch self {
-        case .start, .pause, .resume, .toggle, .reset, .end, .expand: true
+        case .start, .pause, .resume, .toggle, .reset, .end, .expand, .update: true
         }
     }
 
@@ -43,7 +46,7 @@ public enum Verb: String, Hashable, Sendable, CaseIterable, CustomStringConverti
         case .resume: 2
         case .reset: 3
         case .expand: 4
-        case .start, .end: nil
+        case .start, .end, .update: nil
         }
     }
 
@@ -52,7 +55,7 @@ public enum Verb: String, Hashable, Sendable, CaseIterable, CustomStringConverti
     public var hasHomeAssistantButton: Bool {
         switch self {
         case .pause, .resume, .toggle, .reset, .expand: true
-        case .start, .end: false
+        case .start, .end, .update: false
         }
     }
 
@@ -65,7 +68,7 @@ public enum Verb: String, Hashable, Sendable, CaseIterable, CustomStringConverti
 extension Intent {
     /// The intent a verb asks for: `session` is what a start begins and what a toggle begins from
     /// idle; `dismissal` is how an end leaves the pill. Verbs that take neither ignore them.
-    public init(_ verb: Verb, session: ActivityAttributes, dismissal: DismissalPolicy) {
+    public init(_ verb: Verb, session: ActivityAttributes, dismissal: DismissalPolicy, update: ContentUpdate = ContentUpdate()) {
         switch verb {
         case .start: self = .start(session)
         case .pause: self = .pause
@@ -74,6 +77,7 @@ extension Intent {
         case .reset: self = .reset
         case .end: self = .end(dismissal)
         case .expand: self = .expand
+        case .update: self = .update(update)
         }
     }
 
@@ -87,6 +91,7 @@ extension Intent {
         case .reset: .reset
         case .end: .end
         case .expand: .expand
+        case .update: .update
         case .markStale, .markFresh: nil
         }
     }

@@ -59,6 +59,8 @@ public struct ChimePattern: Hashable, Sendable, CustomStringConvertible {
 public enum ChimeCue: Hashable, Sendable {
     case cycleEnd
     case completion
+    /// A pushed update asked for attention (`alert: true`): the cycle end's single strike.
+    case alert
     /// Stop any chime in progress (a pause, a reset, an end).
     case silence
 
@@ -67,18 +69,20 @@ public enum ChimeCue: Hashable, Sendable {
     /// leaves the timer paused (a pause that arrived after a cycle ended); a pause, reset or
     /// end silences a chime in progress.
     public static func decide(effects: [Effect], phase: Phase) -> ChimeCue? {
-        var cycleEnded = false, completed = false, quiet = false
+        var cycleEnded = false, completed = false, quiet = false, alerted = false
         for e in effects {
             switch e {
             case .cycleEnded: cycleEnded = true
             case .completed: completed = true
+            case .alerted: alerted = true
             case .paused, .ended, .dismissed, .replaced: quiet = true
-            case .started, .resumed, .cycleStarted, .becameStale, .becameFresh, .expanded: break
+            case .started, .resumed, .cycleStarted, .becameStale, .becameFresh, .expanded, .updated: break
             }
         }
         if phase == .paused { return cycleEnded || completed || quiet ? .silence : nil }
         if completed { return .completion }
         if cycleEnded && !quiet { return .cycleEnd }
+        if alerted && !quiet { return .alert }
         return quiet ? .silence : nil
     }
 }

@@ -90,7 +90,7 @@ public struct HomeAssistantDiscovery: Sendable {
         case .toggle: "mdi:play-pause"
         case .reset: "mdi:stop"
         case .expand: "mdi:arrow-expand"
-        case .start, .end: "mdi:timer"
+        case .start, .end, .update: "mdi:timer"
         }
     }
 
@@ -186,12 +186,15 @@ public struct HomeAssistantDiscovery: Sendable {
             o["value_template"] = .string("{{ value_json.phase if \(defined) else 'idle' }}")
             o["icon"] = .string("mdi:meditation")
         case .ends:
-            // Available only while a countdown runs; a timestamp sensor cannot show "none"
-            // without Home Assistant logging the state as invalid.
+            // Available only while a countdown runs, or an until activity whose source gave its
+            // end; a timestamp sensor cannot show "none" without Home Assistant logging the
+            // state as invalid.
             o.removeValue(forKey: "availability_topic")
             o.removeValue(forKey: "payload_available")
             o.removeValue(forKey: "payload_not_available")
-            let running = "\(defined) and value_json.phase == 'running' and value_json.attributes.kind == 'countdown'"
+            let countdown = "value_json.attributes.kind == 'countdown'"
+            let pushedEnd = "(value_json.attributes.kind == 'until' and value_json.content.pushed is defined and value_json.content.pushed.ends_at is defined)"
+            let running = "\(defined) and value_json.phase == 'running' and (\(countdown) or \(pushedEnd))"
             o["availability"] = .array([
                 .object(["topic": .string(topics.availability)]),
                 .object(["topic": .string(state),
@@ -200,7 +203,7 @@ public struct HomeAssistantDiscovery: Sendable {
             o["availability_mode"] = .string("all")
             o["state_topic"] = .string(state)
             o["device_class"] = .string("timestamp")
-            o["value_template"] = .string("{{ value_json.content.reference if \(running) else '1970-01-01T00:00:00+00:00' }}")
+            o["value_template"] = .string("{{ (value_json.content.reference if \(countdown) else value_json.content.pushed.ends_at) if \(running) else '1970-01-01T00:00:00+00:00' }}")
         case .pausedRemaining:
             o["state_topic"] = .string(state)
             o["device_class"] = .string("duration")

@@ -29,6 +29,10 @@ public enum DismissalRequest: Hashable, Sendable {
 /// `start`'s fields; absent ones fall back to the config's session or the core's defaults.
 public struct StartRequest: Hashable, Sendable {
     public var stopwatch = false
+    /// `kind: "until"`: the content it starts with (its `ends_at`, `progress`, `text`).
+    public var until: PushedContent?
+    public var icon: ActivityIcon?
+    public var relevance: Double?
     public var seconds: Double?
     public var cycles: Int?
     public var language: String?
@@ -42,17 +46,22 @@ public struct StartRequest: Hashable, Sendable {
     public func attributes(timer: String?, defaults: SessionDefaults) -> ActivityAttributes {
         let cycleEnd = Duration.jsonSeconds(cycleEndSeconds ?? defaults.cycleEndSeconds) ?? .seconds(3)
         let kind: ActivityKind
-        if stopwatch {
+        if let until {
+            kind = .until(until)
+        } else if stopwatch {
             kind = .stopwatch
         } else {
             let secs = seconds ?? defaults.minutes * 60
             let n = cycles ?? defaults.cycles
             kind = .countdown(cycle: Duration.jsonSeconds(secs) ?? .zero, cycles: n == 0 ? nil : n)
         }
-        return ActivityAttributes(timerID: timer, kind: kind, title: title ?? (seconds == nil ? defaults.title : nil),
+        // A pushed activity is named by its source; the config's session title is the timer's.
+        let title = title ?? (seconds == nil && until == nil ? defaults.title : nil)
+        return ActivityAttributes(timerID: timer, kind: kind, title: title,
                                   cycleEndInterval: cycleEnd,
                                   staleAfter: staleAfterSeconds.flatMap(Duration.jsonSeconds),
-                                  language: language ?? defaults.language)
+                                  language: language ?? defaults.language, icon: icon,
+                                  relevance: relevance ?? (until == nil ? defaults.relevance : nil))
     }
 }
 
@@ -62,6 +71,8 @@ public struct ControlRequest: Hashable, Sendable {
     public var timer: String?
     public var start = StartRequest()
     public var dismissal: DismissalRequest = .default
+    /// `update`'s new content.
+    public var update = ContentUpdate()
     public var button: String?
     public var holdMilliseconds: Int = 0
     /// `test_pattern`: how long the panel shows it; 0 ends it.
@@ -99,8 +110,10 @@ public struct ControlRequest: Hashable, Sendable {
 
     static func fields(of argument: Verb.Argument) -> Set<String> {
         switch argument {
-        case .session: ["kind", "seconds", "cycles", "language", "title", "cycle_end_seconds", "stale_after_seconds"]
+        case .session: ["kind", "seconds", "cycles", "language", "title", "cycle_end_seconds", "stale_after_seconds",
+                        "ends_at", "progress", "text", "icon", "icon_data", "relevance"]
         case .dismissal: ["dismissal"]
+        case .content: ["ends_at", "progress", "text", "alert"]
         case .none: []
         }
     }
@@ -160,6 +173,23 @@ public struct ControlRequest: Hashable, Sendable {
             guard Duration.jsonSeconds(d) != nil else { throw ProtocolError("invalid_field", "\"\(k)\" is out of range (got \(d))") }
             return d
         }
+        /// An ISO-8601 UTC instant (`2026-12-06T14:05:00Z`) or seconds since the epoch.
+        func instant(_ k: String) throws(ProtocolError) -> Instant? {
+            switch o[k] {
+            case nil, .null?: return nil
+            case .string(let s)?:
+                guard let t = ISO8601.parse(s), Instant.validRange.contains(t) else {
+                    throw ProtocolError("invalid_field", "\"\(k)\" must be an ISO-8601 UTC instant such as 2026-12-06T14:05:00Z (got \"\(s.prefix(40))\")")
+                }
+                return t
+            case .number(let d)?:
+                guard d.isFinite, d >= 0, d < 7_258_118_400 else {
+                    throw ProtocolError("invalid_field", "\"\(k)\" in seconds since 1970 must be \(Instant.validRangeRule)")
+                }
+                return Instant(milliseconds: Int64((d * 1000).rounded()))
+            case let v?: throw ProtocolError("invalid_field", "\"\(k)\" must be an ISO-8601 instant or a number of seconds, not \(v.typeName)")
+            }
+        }
         func integer(_ k: String) throws(ProtocolError) -> Int? {
             guard let d = try number(k) else { return nil }
             guard d == d.rounded() else { throw ProtocolError("invalid_field", "\"\(k)\" must be a whole number") }
@@ -178,11 +208,25 @@ public struct ControlRequest: Hashable, Sendable {
         case .verb(let verb):
             switch verb.argument {
             case .session:
-                switch try string("kind") {
-                case nil, "countdown"?: r.start.stopwatch = false
-                case "stopwatch"?: r.start.stopwatch = true
-                case let k?: throw ProtocolError("invalid_field", "\"kind\" must be countdown or stopwatch (got \"\(k)\")")
+                let kind = try string("kind") ?? "countdown"
+                switch kind {
+                case "countdown": r.start.stopwatch = false
+                case "stopwatch": r.start.stopwatch = true
+                case "until":
+                    r.start.until = PushedContent(endsAt: try instant("ends_at"), progress: try number("progress"), text: try string("text"))
+                default: throw ProtocolError("invalid_field", "\"kind\" must be countdown, stopwatch or until (got \"\(kind)\")")
                 }
+                if kind != "until", let k = ["ends_at", "progress", "text"].first(where: { o[$0] != nil }) {
+                    throw ProtocolError("invalid_field", "\"\(k)\" belongs to kind until (this start is a \(kind))")
+                }
+                switch (try string("icon"), try string("icon_data")) {
+                case (nil, nil): break
+                case (let n?, nil): r.start.icon = .named(n)
+                case (nil, let d?): r.start.icon = .custom(base64: d)
+                case (.some, .some): throw ProtocolError("invalid_field", "send \"icon\" (a name) or \"icon_data\" (an image), not both")
+                }
+                if let v = r.start.icon?.violation() { throw ProtocolError("invalid_field", v.message) }
+                r.start.relevance = try number("relevance")
                 r.start.seconds = try seconds("seconds")
                 r.start.cycles = try integer("cycles")
                 if let c = r.start.cycles, c < 0 { throw ProtocolError("invalid_field", "\"cycles\" must be 0 (open-ended) or more") }
@@ -190,9 +234,26 @@ public struct ControlRequest: Hashable, Sendable {
                 r.start.title = try string("title")
                 r.start.cycleEndSeconds = try seconds("cycle_end_seconds")
                 r.start.staleAfterSeconds = try seconds("stale_after_seconds")
-                if r.start.stopwatch, r.start.seconds != nil || r.start.cycles != nil {
-                    throw ProtocolError("invalid_field", "a stopwatch takes no \"seconds\" or \"cycles\"")
+                if r.start.stopwatch || r.start.until != nil, r.start.seconds != nil || r.start.cycles != nil {
+                    throw ProtocolError("invalid_field", "a \(kind) takes no \"seconds\" or \"cycles\"")
                 }
+            case .content:
+                func field<T>(_ k: String, _ read: (String) throws(ProtocolError) -> T?) throws(ProtocolError) -> ContentUpdate.Field<T> {
+                    switch o[k] {
+                    case nil: return .keep
+                    case .null?: return .clear
+                    case _?: return try read(k).map(ContentUpdate.Field.set) ?? .clear
+                    }
+                }
+                r.update.endsAt = try field("ends_at", instant)
+                r.update.progress = try field("progress", number)
+                r.update.text = try field("text", string)
+                switch o["alert"] {
+                case nil, .null?, .bool(false)?: r.update.alert = false
+                case .bool(true)?: r.update.alert = true
+                case let v?: throw ProtocolError("invalid_field", "\"alert\" must be true or false, not \(v.typeName)")
+                }
+
             case .dismissal:
                 switch o["dismissal"] {
                 case nil, .null?, .string("default")?: r.dismissal = .default
@@ -235,7 +296,18 @@ public struct ControlRequest: Hashable, Sendable {
         case .verb(let verb):
             switch verb.argument {
             case .session:
-                o["kind"] = .string(start.stopwatch ? "stopwatch" : "countdown")
+                o["kind"] = .string(start.until != nil ? "until" : start.stopwatch ? "stopwatch" : "countdown")
+                if let p = start.until {
+                    if let t = p.endsAt { o["ends_at"] = .string(ISO8601.format(t)) }
+                    if let v = p.progress { o["progress"] = .number(v) }
+                    if let v = p.text { o["text"] = .string(v) }
+                }
+                switch start.icon {
+                case nil: break
+                case .named(let n)?: o["icon"] = .string(n)
+                case .custom(let b)?: o["icon_data"] = .string(b)
+                }
+                if let v = start.relevance { o["relevance"] = .number(v) }
                 if let v = start.seconds { o["seconds"] = .number(v) }
                 if let v = start.cycles { o["cycles"] = .number(Double(v)) }
                 if let v = start.language { o["language"] = .string(v) }
@@ -248,6 +320,18 @@ public struct ControlRequest: Hashable, Sendable {
                 case .default: o["dismissal"] = .string("default")
                 case .afterSeconds(let s): o["dismissal"] = .object(["after_seconds": .number(s)])
                 }
+            case .content:
+                func put<T>(_ k: String, _ f: ContentUpdate.Field<T>, _ json: (T) -> JSONValue) {
+                    switch f {
+                    case .keep: break
+                    case .set(let v): o[k] = json(v)
+                    case .clear: o[k] = .null
+                    }
+                }
+                put("ends_at", update.endsAt) { .string(ISO8601.format($0)) }
+                put("progress", update.progress) { .number($0) }
+                put("text", update.text) { .string($0) }
+                if update.alert { o["alert"] = .bool(true) }
             case .none:
                 break
             }
@@ -271,12 +355,12 @@ extension ControlRequest {
         switch verb.argument {
         case .session:
             attributes = start.attributes(timer: timer, defaults: session)
-        case .dismissal, .none:
+        case .dismissal, .none, .content:
             // A toggle from idle starts the config's session, for this request's timer.
             var a = session.attributes
             if let timer { a.timerID = timer }
             attributes = a
         }
-        return Intent(verb, session: attributes, dismissal: dismissal.policy(now: now))
+        return Intent(verb, session: attributes, dismissal: dismissal.policy(now: now), update: update)
     }
 }

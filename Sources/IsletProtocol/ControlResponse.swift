@@ -31,7 +31,14 @@ public struct ActivityReport: Codable, Sendable {
         try c.encode(activity.timerID, forKey: .timer)
         try c.encode(activity.phase, forKey: .phase)
         let exact = ShownTime.exact(of: activity, at: now)
-        try c.encode(exact.jsonSeconds, forKey: activity.attributes.kind.isStopwatch ? .elapsedSeconds : .remainingSeconds)
+        switch activity.attributes.kind {
+        case .stopwatch: try c.encode(exact.jsonSeconds, forKey: .elapsedSeconds)
+        case .countdown: try c.encode(exact.jsonSeconds, forKey: .remainingSeconds)
+        case .until(let initial):
+            // Without an end from its source there is no time left to tell: progress is the figure.
+            guard (activity.content.pushed ?? initial).endsAt != nil else { return }
+            try c.encode(exact.jsonSeconds, forKey: .remainingSeconds)
+        }
         try c.encode(ShownTime.format(ShownTime.seconds(of: activity, at: now)), forKey: .shown)
     }
 }

@@ -12,12 +12,17 @@ extension RenderState {
         case .cycleEnd: .cycleEnd
         case .complete: .complete
         case .running, .idle: a.attributes.kind.isStopwatch ? .stopwatch : .meditation
+        case .tracking: .stopwatch
         }
     }
 
     /// Elapsed share of the cycle as (done, total) whole seconds, for countdowns that run or
     /// are paused; full at cycle end. Based on the shown second, so it moves with the digits.
     static func progress(_ a: Activity, _ now: Instant) -> (done: Int, total: Int)? {
+        if case .tracking = a.content.display {
+            // The source's share, in thousandths (a bar is at most a few hundred pixels wide).
+            return a.content.pushed?.progress.map { (Int(($0 * 1000).rounded()), 1000) }
+        }
         guard case .countdown(let cycle, _) = a.attributes.kind else { return nil }
         let total = Int((cycle.wholeMilliseconds + 999) / 1000)
         guard total > 0 else { return nil }
@@ -26,7 +31,7 @@ extension RenderState {
             let shown = min(total, ShownTime.seconds(of: a, at: now))
             return (total - shown, total)
         case .cycleEnd: return (total, total)
-        case .complete, .idle: return nil
+        case .complete, .idle, .tracking: return nil
         }
     }
 
@@ -119,7 +124,7 @@ extension RenderState {
         case .paused: .paused
         case .cycleEnd: .cycleComplete
         case .complete: .complete
-        case .running, .idle: .running
+        case .running, .idle, .tracking: .running
         }
     }
 

@@ -7,8 +7,12 @@ import Synchronization
 import IsletClock
 
 /// The state file's envelope. `schema` is bumped when the file's form changes incompatibly.
+/// A file is written in the lowest schema that holds it: schema 1 while every activity is a
+/// countdown or a stopwatch an earlier version could read (so a downgrade keeps them), schema 2
+/// once one is an `until` activity or carries an icon or a relevance of its own.
 struct StateFile: Codable {
-    static let schemaVersion = 1
+    static let schemaVersion = 2
+    static let readableSchemas: ClosedRange<Int> = 1...2
     var schema: Int
     /// The timeline instant of the save: a restart whose clock is behind it shows activities stale.
     var savedAt: String
@@ -124,10 +128,16 @@ public final class FileStore: Sendable {
         return nil
     }
 
+    /// The lowest schema that holds these activities and the group's records.
+    static func schema(of activities: [Activity], sync: SyncLedger?) -> Int {
+        let recorded = sync?.entries.values.compactMap(\.record.activity) ?? []
+        return (activities + recorded).allSatisfy(\.fitsSchema1) ? 1 : StateFile.schemaVersion
+    }
+
     /// The synchronous core of `save`.
     public func saveNow(_ activities: [Activity], sync: SyncLedger? = nil) throws {
         let t = stamp()
-        let file = StateFile(schema: StateFile.schemaVersion, savedAt: ISO8601.format(t.at), bootID: BootID.current,
+        let file = StateFile(schema: Self.schema(of: activities, sync: sync), savedAt: ISO8601.format(t.at), bootID: BootID.current,
                              bootMs: t.bootNanoseconds / 1_000_000, bootNs: t.bootNanoseconds,
                              timelineOffsetNs: t.offsetNanoseconds, activities: activities, sync: sync)
         let encoder = JSONEncoder()
@@ -223,8 +233,13 @@ public final class FileStore: Sendable {
         guard let probe = try? JSONDecoder().decode(Probe.self, from: Data(bytes)) else {
             return .failure(Unusable(reason: "it is not valid JSON"))
         }
-        guard probe.schema == StateFile.schemaVersion else {
-            return .failure(Unusable(reason: "its schema \(probe.schema.map(String.init) ?? "(none)") is not \(StateFile.schemaVersion), the one this build reads"))
+        guard let schema = probe.schema else { return .failure(Unusable(reason: "it has no schema")) }
+        guard StateFile.readableSchemas.contains(schema) else {
+            // A downgrade meets a newer file: no guess at what its fields mean.
+            let reads = "this build reads schemas \(StateFile.readableSchemas.lowerBound) to \(StateFile.readableSchemas.upperBound)"
+            return .failure(Unusable(reason: schema > StateFile.schemaVersion
+                ? "its schema \(schema) was written by a newer Islet; \(reads)"
+                : "its schema \(schema) is unknown; \(reads)"))
         }
         let file: StateFile
         do { file = try JSONDecoder().decode(StateFile.self, from: Data(bytes)) }

@@ -32,6 +32,10 @@ let contentCases: [(String, ContentState)] = [
     ("content-idle.json", .idle),
     ("content-stopwatch-running.json", ContentState(display: .running(reference: end - .milliseconds(342_750)), isStale: true)),
     ("content-stopwatch-paused.json", ContentState(display: .paused(frozen: .milliseconds(42_125)))),
+    // Schema 2: an until activity's content is what its source pushed.
+    ("content-until-running.json", ContentState(display: .tracking, pushed: PushedContent(endsAt: end, progress: 0.4, text: "Rinsing"))),
+    ("content-until-progress-only.json", ContentState(display: .tracking, isStale: true, pushed: PushedContent(progress: 0.75))),
+    ("content-until-complete.json", ContentState(display: .complete, pushed: PushedContent(text: "Done"))),
 ]
 
 @Test(arguments: contentCases.map(\.0))
@@ -45,7 +49,14 @@ func contentStateMatchesItsGoldenJSON(_ name: String) throws {
 @Test func attributesMatchTheirGoldenJSON() throws {
     let countdown = ActivityAttributes(kind: .countdown(cycle: .seconds(300), cycles: 3), title: "Morning sit", language: "ar")
     let sw = ActivityAttributes(kind: .stopwatch, staleAfter: .milliseconds(90_500))
-    for (name, value) in [("attributes-countdown.json", countdown), ("attributes-stopwatch.json", sw)] {
+    let until = ActivityAttributes(timerID: "laundry", kind: .until(PushedContent(endsAt: end, text: "Waschen")), title: "Wäsche",
+                                   language: "de", icon: .named("laundry"))
+    // "P4\n8 8\n" and eight rows: a square outline, as base64.
+    let oven = ActivityAttributes(timerID: "oven", kind: .until(PushedContent(progress: 0)), icon: .custom(base64: "UDQKOCA4Cv+BgYGBgYH/"), relevance: 40)
+    let tea = ActivityAttributes(timerID: "tea", kind: .countdown(cycle: .seconds(600), cycles: 1), icon: .named("kettle"), relevance: 20)
+    for (name, value) in [("attributes-countdown.json", countdown), ("attributes-stopwatch.json", sw),
+                          ("attributes-until.json", until), ("attributes-until-custom-icon.json", oven),
+                          ("attributes-countdown-icon.json", tea)] {
         let json = try fixture(name)
         #expect(try decode(ActivityAttributes.self, json) == value)
         #expect(try encode(value) == json)
@@ -62,7 +73,10 @@ func contentStateMatchesItsGoldenJSON(_ name: String) throws {
 }
 
 @Test func unknownSchemaAndBadValuesAreRefused() {
-    #expect(throws: DecodingError.self) { try decode(ContentState.self, #"{"schema":2,"phase":"idle"}"#) }
+    #expect(throws: DecodingError.self) { try decode(ContentState.self, #"{"schema":3,"phase":"idle"}"#) }
+    #expect(throws: DecodingError.self) { try decode(ContentState.self, #"{"schema":2,"phase":"running","pushed":{"ends_at":"soon"}}"#) }
+    #expect(throws: DecodingError.self) { try decode(ActivityAttributes.self, #"{"kind":"until","icon":"bell","icon_data":"AAAA"}"#) }
+    #expect(throws: DecodingError.self) { try decode(ActivityAttributes.self, #"{"kind":"alarm"}"#) }
     #expect(throws: DecodingError.self) { try decode(ContentState.self, #"{"schema":1,"phase":"sleeping"}"#) }
     #expect(throws: DecodingError.self) { try decode(ContentState.self, #"{"schema":1,"phase":"running","reference":"yesterday"}"#) }
     #expect(throws: DecodingError.self) { try decode(ContentState.self, #"{"schema":1,"phase":"paused","frozen_seconds":-3}"#) }

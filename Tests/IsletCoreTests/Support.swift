@@ -8,6 +8,9 @@ func at(_ seconds: Double) -> Instant { t0 + .milliseconds(Int64(seconds * 1000)
 /// A 5-minute, 3-cycle countdown with the default 3 s cycle end.
 let threeCycles = ActivityAttributes(kind: .countdown(cycle: .seconds(300), cycles: 3))
 let stopwatch = ActivityAttributes(kind: .stopwatch)
+/// The laundry: its source says it ends at 3,000 s, a fifth done, washing.
+let laundry = ActivityAttributes(timerID: "laundry", kind: .until(PushedContent(endsAt: at(3000), progress: 0.2, text: "Washing")),
+                                 title: "Laundry", icon: .named("laundry"))
 
 func started(_ attrs: ActivityAttributes = threeCycles, at now: Instant = t0) -> Activity? {
     try? TimerMachine.apply(.start(attrs), to: nil, now: now).activity
@@ -17,6 +20,7 @@ func started(_ attrs: ActivityAttributes = threeCycles, at now: Instant = t0) ->
 enum Fixture: String, CaseIterable, CustomStringConvertible {
     case idle, running, paused, cycleEnd, complete
     case stopwatchRunning, stopwatchPaused, stopwatchComplete
+    case untilRunning, untilComplete
     var description: String { rawValue }
 
     /// The activity in this state at `at(400)` (after the first cycle of a 300 s countdown).
@@ -31,6 +35,8 @@ enum Fixture: String, CaseIterable, CustomStringConvertible {
         case .stopwatchRunning: return started(stopwatch)
         case .stopwatchPaused: return try? TimerMachine.apply(.pause, to: started(stopwatch), now: at(42.5)).activity
         case .stopwatchComplete: return try? TimerMachine.apply(.end(.default), to: started(stopwatch), now: at(60)).activity
+        case .untilRunning: return started(laundry)
+        case .untilComplete: return try? TimerMachine.apply(.end(.default), to: started(laundry), now: at(90)).activity
         }
     }
 

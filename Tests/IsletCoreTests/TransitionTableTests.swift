@@ -15,6 +15,7 @@ enum Outcome: Equatable, CustomStringConvertible {
 
 enum IntentName: String, CaseIterable, CustomStringConvertible {
     case start, pause, resume, toggle, reset, endImmediate, endDefault, endAfter, expand, markStale, markFresh
+    case update, updateAlert, startUntil
     var description: String { rawValue }
     func intent(now: Instant) -> Intent {
         switch self {
@@ -29,6 +30,9 @@ enum IntentName: String, CaseIterable, CustomStringConvertible {
         case .expand: .expand
         case .markStale: .markStale
         case .markFresh: .markFresh
+        case .update: .update(ContentUpdate(endsAt: .set(now + .seconds(600)), progress: .set(0.5), text: .set("Rinsing")))
+        case .updateAlert: .update(ContentUpdate(alert: true))
+        case .startUntil: .start(laundry)
         }
     }
 }
@@ -40,41 +44,62 @@ let table: [Fixture: [IntentName: Outcome]] = [
         .endDefault: .rejected(.noActivity), .endAfter: .rejected(.noActivity),
         .expand: .rejected(.noActivity), .markStale: .rejected(.noActivity),
         .markFresh: .rejected(.noActivity),
+        .update: .rejected(.noActivity), .updateAlert: .rejected(.noActivity), .startUntil: .to(.running),
     ],
     .running: [
         .start: .to(.running), .pause: .to(.paused), .resume: .rejected(.alreadyRunning),
         .toggle: .to(.paused), .reset: .to(.idle), .endImmediate: .to(.idle),
         .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.running), .markStale: .to(.running), .markFresh: .to(.running),
+        .update: .rejected(.kindMismatch), .updateAlert: .rejected(.kindMismatch), .startUntil: .to(.running),
     ],
     .paused: [
         .start: .to(.running), .pause: .rejected(.alreadyPaused), .resume: .to(.running),
         .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
         .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.paused), .markStale: .to(.paused), .markFresh: .to(.paused),
+        .update: .rejected(.kindMismatch), .updateAlert: .rejected(.kindMismatch), .startUntil: .to(.running),
     ],
     .cycleEnd: [
         .start: .to(.running), .pause: .to(.paused), .resume: .rejected(.notPaused),
         .toggle: .to(.paused), .reset: .to(.idle), .endImmediate: .to(.idle),
         .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.cycleEnd), .markStale: .to(.cycleEnd), .markFresh: .to(.cycleEnd),
+        .update: .rejected(.kindMismatch), .updateAlert: .rejected(.kindMismatch), .startUntil: .to(.running),
     ],
     .complete: [
         .start: .to(.running), .pause: .rejected(.alreadyComplete), .resume: .rejected(.alreadyComplete),
         .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
         .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.complete), .markStale: .to(.complete), .markFresh: .to(.complete),
+        .update: .rejected(.kindMismatch), .updateAlert: .rejected(.kindMismatch), .startUntil: .to(.running),
     ],
     .stopwatchRunning: [
         .start: .to(.running), .pause: .to(.paused), .resume: .rejected(.alreadyRunning),
         .toggle: .to(.paused), .reset: .to(.idle), .endImmediate: .to(.idle),
         .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.running), .markStale: .to(.running), .markFresh: .to(.running),
+        .update: .rejected(.kindMismatch), .updateAlert: .rejected(.kindMismatch), .startUntil: .to(.running),
     ],
     .stopwatchPaused: [
         .start: .to(.running), .pause: .rejected(.alreadyPaused), .resume: .to(.running),
         .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
         .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.paused), .markStale: .to(.paused), .markFresh: .to(.paused),
+        .update: .rejected(.kindMismatch), .updateAlert: .rejected(.kindMismatch), .startUntil: .to(.running),
     ],
     .stopwatchComplete: [
         .start: .to(.running), .pause: .rejected(.alreadyComplete), .resume: .rejected(.alreadyComplete),
         .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
         .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.complete), .markStale: .to(.complete), .markFresh: .to(.complete),
+        .update: .rejected(.kindMismatch), .updateAlert: .rejected(.kindMismatch), .startUntil: .to(.running),
+    ],
+    // Its source owns the end: nothing here pauses it; updates change it in place.
+    .untilRunning: [
+        .start: .to(.running), .pause: .rejected(.notApplicable), .resume: .rejected(.notApplicable),
+        .toggle: .rejected(.notApplicable), .reset: .to(.idle), .endImmediate: .to(.idle),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.running), .markStale: .to(.running), .markFresh: .to(.running),
+        .update: .to(.running), .updateAlert: .to(.running), .startUntil: .to(.running),
+    ],
+    .untilComplete: [
+        .start: .to(.running), .pause: .rejected(.alreadyComplete), .resume: .rejected(.alreadyComplete),
+        .toggle: .to(.running), .reset: .to(.idle), .endImmediate: .to(.idle),
+        .endDefault: .to(.complete), .endAfter: .to(.complete), .expand: .to(.complete), .markStale: .to(.complete), .markFresh: .to(.complete),
+        .update: .rejected(.alreadyComplete), .updateAlert: .rejected(.alreadyComplete), .startUntil: .to(.running),
     ],
 ]
 
@@ -99,7 +124,8 @@ func transitionTable(_ state: Fixture, _ name: IntentName) throws {
 @Test func fixturesAreInTheirStates() {
     let phases: [Fixture: Phase] = [.idle: .idle, .running: .running, .paused: .paused, .cycleEnd: .cycleEnd,
                                     .complete: .complete, .stopwatchRunning: .running,
-                                    .stopwatchPaused: .paused, .stopwatchComplete: .complete]
+                                    .stopwatchPaused: .paused, .stopwatchComplete: .complete,
+                                    .untilRunning: .running, .untilComplete: .complete]
     for f in Fixture.allCases { #expect((f.activity?.phase ?? .idle) == phases[f], "\(f)") }
 }
 
@@ -155,6 +181,9 @@ let eventTable: [Fixture: [TimeEvent: (Phase, Double)]] = [
     .stopwatchRunning: [.lifetimeLimit: (.complete, 28_800)],
     .stopwatchPaused: [.lifetimeLimit: (.complete, 28_800)],
     .stopwatchComplete: [.dismissal: (.idle, 60 + 14_400)],
+    // Reaching its ends_at (3,000 s) is no event: only its source, a person or the 8 h limit end it.
+    .untilRunning: [.lifetimeLimit: (.complete, 28_800)],
+    .untilComplete: [.dismissal: (.idle, 90 + 14_400)],
 ]
 
 @Test(arguments: Fixture.allCases, TimeEvent.allCases)
