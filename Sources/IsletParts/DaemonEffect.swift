@@ -25,7 +25,8 @@ package enum DaemonEffect: Equatable {
     package static func of(_ intent: Intent, change: ManagerChange, changed: Bool, activity: Activity?,
                    now: Instant, expandSeconds: Int) -> [DaemonEffect] {
         let timer = change.timerID
-        let expanded = change.transition.effects.contains(.expanded)
+        // A pushed update with `alert` asks for the same expanded view a long press does.
+        let expanded = change.transition.effects.contains(.expanded) || change.transition.effects.contains(.alerted)
         let until = expanded ? now + .seconds(expandSeconds) : nil
         var out: [DaemonEffect] = []
         if let until { out.append(.expand(timer: timer, until: until)) }

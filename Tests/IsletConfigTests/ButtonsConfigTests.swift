@@ -34,6 +34,14 @@ import Glibc
         #expect(!c.chime.isEnabled)
     }
 
+    @Test func aPushedAlertSoundsTheCycleEndsPatternOnceEvenWhenChanged() throws {
+        // docs/HARDWARE.md: an alert is one strike, the cycle end's pattern.
+        #expect(ChimeConfig().pattern(for: .alert) == ChimePattern.defaultCycleEnd)
+        var c = ChimeConfig()
+        c.cycleEnd = try ChimePattern.parse("50")
+        #expect(c.pattern(for: .alert)?.description == "50")
+    }
+
     @Test func goodLinesChangeWhatTheySay() throws {
         let c = try config([
             ("chip", "pinctrl-rp1"), ("bias", "pull-down"), ("active_low", "false"),

@@ -36,6 +36,23 @@ struct DaemonEffectTests {
         #expect(effects.last == .announce)
     }
 
+    @Test("a pushed update with alert expands for expand_seconds like a long press and shares it; without, it only shares")
+    func alertExpands() throws {
+        let laundry = ActivityAttributes(timerID: "laundry", kind: .until(PushedContent(endsAt: t0 + .seconds(900))))
+        let running = try TimerMachine.apply(.start(laundry), to: nil, now: t0).activity
+        let alert = Intent.update(ContentUpdate(text: .set("Spinning"), alert: true))
+        let t = try TimerMachine.apply(alert, to: running, now: t0)
+        let c = ManagerChange(timerID: "laundry", transition: t)
+        let until = t0 + .seconds(8)
+        let effects = DaemonEffect.of(alert, change: c, changed: true, activity: t.activity, now: t0, expandSeconds: 8)
+        #expect(effects == [.expand(timer: "laundry", until: until), .share(timer: "laundry", activity: t.activity, expandedUntil: until),
+                            .transition(t, timer: "laundry"), .announce])
+        let quiet = Intent.update(ContentUpdate(progress: .set(0.5)))
+        let q = try TimerMachine.apply(quiet, to: running, now: t0)
+        let qe = DaemonEffect.of(quiet, change: ManagerChange(timerID: "laundry", transition: q), changed: true, activity: q.activity, now: t0, expandSeconds: 8)
+        #expect(qe == [.share(timer: "laundry", activity: q.activity, expandedUntil: nil), .transition(q, timer: "laundry"), .announce])
+    }
+
     @Test("marking stale is this display's own judgement: never shared")
     func staleIsNotShared() throws {
         let (_, running) = try change(.start(session), on: nil)

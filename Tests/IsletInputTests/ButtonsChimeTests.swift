@@ -86,6 +86,15 @@ import IsletInput
         #expect(cue(late) == .silence)
     }
 
+    @Test func aPushedAlertChimesOnceWithTheCycleEndsStrikeAndAPlainUpdateIsQuiet() throws {
+        let laundry = ActivityAttributes(timerID: "laundry", kind: .until(PushedContent(endsAt: at(900))))
+        let start = try TimerMachine.apply(.start(laundry), to: nil, now: at(0))
+        let alert = try TimerMachine.apply(.update(ContentUpdate(text: .set("Done"), alert: true)), to: start.activity, now: at(5))
+        #expect(cue(alert) == .alert)
+        let plain = try TimerMachine.apply(.update(ContentUpdate(progress: .set(0.5))), to: start.activity, now: at(5))
+        #expect(cue(plain) == nil)
+    }
+
     @Test func resetSilences() throws {
         let start = try TimerMachine.apply(.start(attrs), to: nil, now: at(0))
         let reset = try TimerMachine.apply(.reset, to: start.activity, now: at(5))
