@@ -33,6 +33,69 @@ struct ControlProtocolTests {
         #expect(sw.kind == .stopwatch && sw.timerID == "stopwatch")
     }
 
+    @Test("start kind until: its content, icon and relevance; the config's session title is not its")
+    func startUntil() throws {
+        var defaults = SessionDefaults()
+        defaults.title = "Evening sit"
+        let r = try parse(#"{"op":"start","kind":"until","timer":"laundry","title":"Laundry","icon":"laundry","ends_at":"2026-12-06T14:05:00Z","progress":0.25,"text":"Washing","relevance":10,"stale_after_seconds":900}"#)
+        let a = r.start.attributes(timer: r.timer, defaults: defaults)
+        // 2026-12-06T14:05:00Z is 1,796,565,900 s after 1970.
+        #expect(a.kind == .until(PushedContent(endsAt: Instant(milliseconds: 1_796_565_900_000), progress: 0.25, text: "Washing")))
+        #expect(a.timerID == "laundry" && a.title == "Laundry" && a.icon == .named("laundry") && a.relevance == 10)
+        // Seconds since 1970 work too; no title means none (not the meditation's).
+        let b = try parse(#"{"op":"start","kind":"until","ends_at":1796565900,"icon_data":"UDQKOCA4Cv+BgYGBgYH/"}"#).start.attributes(timer: nil, defaults: defaults)
+        #expect(b.kind == .until(PushedContent(endsAt: Instant(milliseconds: 1_796_565_900_000))) && b.title == nil && b.timerID == "until")
+        #expect(b.icon == .custom(base64: "UDQKOCA4Cv+BgYGBgYH/") && b.relevance == 0)
+        // A person's countdown keeps the configured relevance.
+        defaults.relevance = 70
+        #expect(try parse(#"{"op":"start"}"#).start.attributes(timer: nil, defaults: defaults).relevance == 70)
+    }
+
+    @Test("update: a field set, null clears it, absent keeps it; alert")
+    func update() throws {
+        let r = try parse(#"{"op":"update","timer":"laundry","ends_at":"2026-12-06T14:12:00.500Z","progress":null,"alert":true}"#)
+        #expect(r.op == .verb(.update) && r.timer == "laundry")
+        #expect(r.update == ContentUpdate(endsAt: .set(Instant(milliseconds: 1_796_566_320_500)), progress: .clear, text: .keep, alert: true))
+        let i = r.intent(of: .update, session: SessionDefaults(), now: .epoch)
+        #expect(i == .update(r.update))
+        // A bare update is a heartbeat: it keeps everything.
+        #expect(try parse(#"{"op":"update","timer":"laundry"}"#).update == ContentUpdate())
+    }
+
+    @Test("until and update refuse what they cannot hold", arguments: [
+        #"{"op":"start","kind":"until","ends_at":"tomorrow"}"#,
+        #"{"op":"start","kind":"until","ends_at":"2300-01-01T00:00:00Z"}"#,
+        #"{"op":"start","kind":"until","ends_at":-5}"#,
+        #"{"op":"start","kind":"until","ends_at":1e300}"#,
+        #"{"op":"start","kind":"until","ends_at":true}"#,
+        #"{"op":"start","kind":"until","progress":"half"}"#,
+        #"{"op":"start","kind":"until","seconds":60}"#,
+        #"{"op":"start","kind":"countdown","ends_at":"2026-12-06T14:05:00Z"}"#,
+        #"{"op":"start","kind":"stopwatch","text":"x"}"#,
+        #"{"op":"start","kind":"until","icon":"bell","icon_data":"AAAA"}"#,
+        #"{"op":"start","kind":"until","icon":"Bell!"}"#,
+        #"{"op":"start","kind":"until","icon_data":"not base64 at all"}"#,
+        #"{"op":"update","alert":"yes"}"#,
+        #"{"op":"update","text":5}"#,
+    ])
+    func untilErrors(_ line: String) {
+        #expect(code(line) == "invalid_field", "\(line)")
+    }
+
+    @Test("what isletctl sends for until and update parses back to the same request")
+    func untilRoundTrip() throws {
+        var r = ControlRequest(op: .verb(.start), timer: "oven")
+        r.start.until = PushedContent(endsAt: Instant(milliseconds: 1_796_565_900_000), progress: 0.5, text: "Baking")
+        r.start.icon = .named("oven")
+        r.start.relevance = 30
+        var u = ControlRequest(op: .verb(.update), timer: "oven")
+        u.update = ContentUpdate(endsAt: .clear, progress: .set(1), text: .set("Done"), alert: true)
+        for req in [r, u] {
+            let line = req.encodedLine()
+            #expect(try ControlRequest.parse(Array(line.dropLast())) == req)
+        }
+    }
+
     @Test("end dismissals", arguments: [
         (#"{"op":"end"}"#, DismissalRequest.default),
         (#"{"op":"end","dismissal":"immediate"}"#, .immediate),
