@@ -10,8 +10,14 @@ public enum CtlMain {
     public static let usage = """
     usage: isletctl [--socket PATH] [--timeout S] COMMAND [OPTIONS]
       start [--minutes M | --seconds S] [--cycles N] [--language CODE] [--title T] [--timer ID]
-            [--stopwatch] [--cycle-end-seconds S] [--stale-after-seconds S]
+            [--stopwatch] [--cycle-end-seconds S] [--stale-after-seconds S] [--icon NAME]
+            [--relevance 0-100]
                                  start a session (no duration: the daemon's default session)
+      start --until HH:MM|+MIN|ISO-8601 [--progress P] [--text T] [--title T] [--icon NAME]
+            [--timer ID] [--stale-after-seconds S]
+                                 start a countdown to an instant someone else owns (kind until)
+      update [--until WHEN] [--progress P|N%] [--text T] [--clear until|progress|text] [--alert]
+             [--timer ID]        change an until activity's content (push-to-update)
       \(Verb.allCases.filter { $0.argument == .none }.map(\.rawValue).joined(separator: " | ")) [--timer ID]
       end [--dismissal immediate|default|after:SECONDS] [--timer ID]
       press BUTTON [--hold-ms N]  press a mock button (daemon started with --buttons mock)
@@ -117,7 +123,7 @@ public enum CtlMain {
         var help = false
     }
 
-    static func parse(_ command: String, _ args: [String]) throws(Usage) -> Parsed {
+    static func parse(_ command: String, _ args: [String], now: Instant = Instant(milliseconds: SystemClock.wallMilliseconds())) throws(Usage) -> Parsed {
         // Commands are spelled with hyphens where the protocol's op has underscores.
         guard let op = ControlOp(rawValue: command.contains("_") ? "" : command.replacing("-", with: "_")) else {
             throw Usage(message: "unknown command \"\(command)\"")
@@ -185,6 +191,8 @@ public enum CtlMain {
                     }
                     p.request.dismissal = .afterSeconds(s)
                 }
+            case _ where try UntilOptions.take(a, op: op, value: { () throws(Usage) in try value(a) }, into: &p.request, now: now):
+                break
             case "--hold-ms":
                 try allowed([.press], a)
                 let v = try value(a)
@@ -214,11 +222,19 @@ public enum CtlMain {
         if acts.isEmpty { lines.append("idle") }
         for a in acts {
             var s = "\(a.timerID): \(a.phase.rawValue)"
-            if a.phase == .running || a.phase == .paused {
+            let pushed = a.content.pushed
+            if a.phase == .paused || (a.phase == .running && (pushed == nil || pushed?.endsAt != nil)) {
                 s += " " + ShownTime.format(ShownTime.seconds(of: a, at: now))
             }
-            if let total = a.content.totalCycles { s += " (cycle \(a.content.cycle) of \(total))" }
-            else if !a.attributes.kind.isStopwatch { s += " (cycle \(a.content.cycle), open-ended)" }
+            switch a.attributes.kind {
+            case .countdown(_, let total?): s += " (cycle \(a.content.cycle) of \(total))"
+            case .countdown(_, nil): s += " (cycle \(a.content.cycle), open-ended)"
+            case .stopwatch: break
+            case .until:
+                // What its source said: "(Rinsing, 40%)".
+                let said = [pushed?.text, pushed?.progress.map { "\(Int(($0 * 100).rounded()))%" }].compactMap { $0 }
+                if !said.isEmpty { s += " (" + said.joined(separator: ", ") + ")" }
+            }
             if a.content.isStale { s += " [stale]" }
             lines.append(s)
         }
