@@ -91,6 +91,10 @@ public enum Gallery {
             try ImageFile.write(b, to: path, scale: 2)
             written.append(path)
         }
+        try ImageFile.write(iconSheet(renderer: renderer), to: directory + "/icons.png", scale: 3)
+        written.append(directory + "/icons.png")
+        try ImageFile.write(iconPanels(renderer: renderer), to: directory + "/icons-panels.png", scale: 2)
+        written.append(directory + "/icons-panels.png")
         // The picture for the README: the pill in its compact presentation.
         var pill = states[0].1
         pill.size = .w128h32

@@ -6,14 +6,22 @@ import IsletCore
 extension RenderState {
     // MARK: presentations
 
-    static func icon(for a: Activity) -> Icon {
-        switch a.content.display {
+    static func icon(for a: Activity) -> IconImage {
+        let icon: Icon = switch a.content.display {
         case .paused: .pause
         case .cycleEnd: .cycleEnd
         case .complete: .complete
         case .running, .idle: a.attributes.kind.isStopwatch ? .stopwatch : .meditation
         case .tracking: .stopwatch
         }
+        return icon.image
+    }
+
+    /// The drawn size for an icon in a region `w`×`h`: large from `largeFrom` (height, width)
+    /// up, small where a 16 px icon would fill a short panel edge to edge, else medium.
+    static func iconSize(w: Int, h: Int, largeFrom: (h: Int, w: Int)) -> IconSize {
+        if h >= largeFrom.h && w >= largeFrom.w { return .large }
+        return h < 24 ? .small : .medium
     }
 
     /// Elapsed share of the cycle as (done, total) whole seconds, for countdowns that run or
@@ -37,19 +45,17 @@ extension RenderState {
 
     /// align: -1 leading (left), 0 centred, 1 trailing (right).
     mutating func minimal(_ a: Activity, _ now: Instant, _ o: RenderOptions, _ r: Rect, align: Int, _ f: inout Bitmap) {
-        let scale = r.h >= 40 && r.w >= 40 ? 2 : 1
-        let s = Icon.size * scale
+        let size = Self.iconSize(w: r.w, h: r.h, largeFrom: (40, 40))
+        let s = size.pixels
         let margin = r.w >= 96 ? 2 : 1
         let x = align < 0 ? r.x + margin : align > 0 ? r.maxX - margin - s : r.x + (r.w - s) / 2
         let bar = o.showsProgress && !o.isDimmed && r.h - s >= 6 ? Self.progress(a, now) : nil
         let y = r.y + (r.h - s - (bar == nil ? 0 : 4)) / 2
-        drawIcon(Self.icon(for: a), x: x, y: y, scale: scale, dotted: a.content.isStale, &f)
+        drawIcon(Self.icon(for: a), size: size, x: x, y: y, dotted: a.content.isStale, &f)
         if let p = bar { drawBar(x: x, y: y + s + 3, width: s, done: p.done, total: p.total, &f) }
     }
 
     mutating func compact(_ a: Activity, _ now: Instant, _ o: RenderOptions, _ r: Rect, _ f: inout Bitmap) {
-        let scale = r.h >= 48 && r.w >= 96 ? 2 : 1
-        let s = Icon.size * scale
         let margin = r.w >= 96 ? 2 : 1
         let bar = o.showsProgress && !o.isDimmed && r.h >= 32 ? Self.progress(a, now) : nil
         // A countdown keeps the bar's rows in every state, so its digits keep one size.
@@ -58,10 +64,16 @@ extension RenderState {
         // The time comes first: when even the smallest face cannot sit beside the icon (a cycle
         // of 10 h or more, h:mm:ss with two hour digits, on a 64 px wide panel), the icon gives
         // way and the digits take the width instead of running into it.
-        let besideIcon = r.maxX - margin - (r.x + margin + s + 3)
-        let showsIcon = besideIcon >= Self.terminusCellWidths[0] * Self.timeChars(a, now)
-        if showsIcon {
-            drawIcon(Self.icon(for: a), x: r.x + margin, y: r.y + (usable - s) / 2, scale: scale, dotted: a.content.isStale, &f)
+        // Before it goes, the icon steps down to its small drawing if that leaves the digits room.
+        let preferred = Self.iconSize(w: r.w, h: r.h, largeFrom: (48, 96))
+        let needed = Self.terminusCellWidths[0] * Self.timeChars(a, now)
+        func fits(_ size: IconSize) -> Bool { r.maxX - margin - (r.x + margin + size.pixels + 3) >= needed }
+        let size: IconSize? = fits(preferred) ? preferred
+            : preferred > .medium && fits(.medium) ? .medium : fits(.small) ? .small : nil
+        let showsIcon = size != nil
+        let s = size?.pixels ?? 0
+        if let size {
+            drawIcon(Self.icon(for: a), size: size, x: r.x + margin, y: r.y + (usable - s) / 2, dotted: a.content.isStale, &f)
         }
         let timeLeft = showsIcon ? r.x + margin + s + 3 : r.x + margin
         let timeRect = Rect(x: timeLeft, y: r.y, w: r.maxX - margin - timeLeft, h: usable)
@@ -84,7 +96,7 @@ extension RenderState {
         guard r.h >= 64, r.w >= 64 else { return compact(a, now, o, r, &f) }
         let row = 16
         let tall = r.h >= 96
-        let iconSize = tall ? 2 * Icon.size : 0
+        let iconSize = tall ? IconSize.large.pixels : 0
         let fixed = iconSize + row + (tall ? 2 * row : row)
         let timeMax = min(32, r.h - fixed)
         let chars = Self.timeChars(a, now)
@@ -94,7 +106,7 @@ extension RenderState {
         let gap = max(0, (r.h - fixed - timeH) / (items + 1))
         var y = r.y + gap
         if tall {
-            drawIcon(Self.icon(for: a), x: r.x + (r.w - iconSize) / 2, y: y, scale: 2, dotted: a.content.isStale, &f)
+            drawIcon(Self.icon(for: a), size: .large, x: r.x + (r.w - iconSize) / 2, y: y, dotted: a.content.isStale, &f)
             y += iconSize + gap
         }
         let titleKey: LabelKey = a.attributes.title.map { .title($0, size: r.w >= 128 ? 16 : 12) }

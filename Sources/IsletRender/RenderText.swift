@@ -188,19 +188,17 @@ extension RenderState {
         }
     }
 
-    func drawIcon(_ icon: Icon, x: Int, y: Int, scale: Int, dotted: Bool, _ f: inout Bitmap) {
-        let rows = icon.rows
-        for (ry, mask) in rows.enumerated() {
-            var m = mask
+    /// Draws `icon` as drawn for `size` (never scaled), its top-left corner at (x, y).
+    func drawIcon(_ icon: IconImage, size: IconSize, x: Int, y: Int, dotted: Bool, _ f: inout Bitmap) {
+        let rows = icon.rows(size)
+        for ry in rows.indices {
+            var m = rows[ry]
+            let py = y + ry
             while m != 0 {
                 let bit = m.trailingZeroBitCount
                 m &= m - 1
-                for dy in 0..<scale {
-                    for dx in 0..<scale {
-                        let px = x + bit * scale + dx, py = y + ry * scale + dy
-                        if !dotted || (px + py) & 1 == 0 { f[px, py] = true }
-                    }
-                }
+                let px = x + bit
+                if !dotted || (px + py) & 1 == 0 { f[px, py] = true }
             }
         }
     }

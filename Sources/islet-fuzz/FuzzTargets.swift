@@ -24,6 +24,8 @@ enum FuzzTarget: String, CaseIterable {
     case sync, beacon, command, topics
     // The web page's guard (WebTarget.swift).
     case web
+    // A custom icon sent with a request (IconTarget.swift).
+    case icon
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -49,6 +51,7 @@ enum FuzzTarget: String, CaseIterable {
         case .command: NetworkTargets.command(bytes)
         case .topics: NetworkTargets.topics(bytes)
         case .web: WebTarget.run(bytes)
+        case .icon: IconTarget.run(bytes)
         }
     }
 

@@ -33,7 +33,7 @@ struct SceneTests {
         // Each half is 64 px with a 1 px margin: the meditation figure at x 1 (raised 2 px
         // for its progress line below), the stopwatch at x 128-1-16 = 111, centred at y 8.
         // Whatever the presentation asked, no time digits.
-        let iconRows = { (icon: Icon) in icon.art.joined() }
+        let iconRows = { (icon: Icon) in icon.art(.medium).joined() }
         #expect(crop(both, x: 1, y: 6, w: 16, h: 16).joined() == iconRows(.meditation))
         #expect(crop(both, x: 111, y: 8, w: 16, h: 16).joined() == iconRows(.stopwatch))
         #expect(crop(both, x: 20, y: 0, w: 88, h: 32).joined().allSatisfy { $0 == "." })
