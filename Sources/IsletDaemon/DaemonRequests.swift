@@ -147,6 +147,7 @@ extension Daemon: Inbox {
     private func handle(_ req: ControlRequest) throws(ProtocolError) -> Reply {
         switch req.op {
         case .verb(let verb):
+            if verb == .start { try IconCheck.check(req.start.icon) }
             let done = try perform(req.intent(of: verb, session: config.session, now: now), timer: req.timer).get()
             return .later(done.changed ? PendingAnswer(generation: book.nextGeneration, ticket: done.ticket) : PendingAnswer())
         case .status: return .later(PendingAnswer(shape: .status(timer: req.timer)))

@@ -24,6 +24,12 @@ public enum RenderCommand {
         public var stale = false
         public var stopwatch = false
         public var elapsed: Int = 0
+        /// `--until`: an until activity (its source's end `remaining` seconds away, if given).
+        public var until = false
+        /// An until activity's progress, 0 to 100 percent.
+        public var progress: Int?
+        public var text: String?
+        public var icon: String?
         public var scale: Int = 1
         public var output: String = ""
 
@@ -83,6 +89,13 @@ public enum RenderCommand {
             case "--title": r.title = try value(flag)
             case "--stale": r.stale = true
             case "--stopwatch": r.stopwatch = true
+            case "--until": r.until = true
+            case "--progress": r.progress = try number(flag, 0...100)
+            case "--text": r.text = try value(flag)
+            case "--icon":
+                let v = try value(flag)
+                do { _ = try Icon(name: v) } catch { throw UsageError(message: "--icon: \(error)") }
+                r.icon = v
             case "-o", "--output": r.output = try value(flag); sawOutput = true
             default:
                 throw UsageError(message: "unknown argument \"\(flag)\"")
@@ -96,6 +109,11 @@ public enum RenderCommand {
         }
         if sawCycle != sawCycles { throw UsageError(message: "--cycle and --cycles go together") }
         if r.cycles > 0, r.cycle > r.cycles { throw UsageError(message: "--cycle \(r.cycle) is past --cycles \(r.cycles)") }
+        if r.until {
+            try checkUntil(r, sawCycle: sawCycle || sawCycles, sawElapsed: sawElapsed)
+        } else if r.progress != nil || r.text != nil {
+            throw UsageError(message: "--progress and --text need --until")
+        }
         if r.stopwatch {
             guard r.state == .running || r.state == .paused || r.state == .idle else {
                 throw UsageError(message: "a stopwatch is only running or paused (got --state \(r.state.rawValue))")
@@ -128,6 +146,7 @@ public enum RenderCommand {
     public static func scene(_ r: Request) -> (activity: Activity?, now: Instant) {
         let t0 = origin
         if r.state == .idle { return (nil, t0) }
+        if r.until { return untilScene(r) }
         if r.stopwatch {
             let attrs = ActivityAttributes(kind: .stopwatch, title: r.title, language: r.language)
             guard let started = try? TimerMachine.apply(.start(attrs), to: nil, now: t0).activity else { return (nil, t0) }
@@ -140,7 +159,7 @@ public enum RenderCommand {
         let duration = r.duration ?? max(300, r.remaining ?? 0)
         let remaining = min(r.remaining ?? duration, duration)
         let attrs = ActivityAttributes(kind: .countdown(cycle: .seconds(duration), cycles: r.cycles == 0 ? nil : r.cycles),
-                                       title: r.title, language: r.language)
+                                       title: r.title, language: r.language, icon: r.icon.map(ActivityIcon.named))
         // Start the session at t0 - (earlier cycles) so the current cycle begins at t0.
         let cycleStart = t0
         guard var a = try? TimerMachine.apply(.start(attrs), to: nil, now: cycleStart).activity else { return (nil, t0) }

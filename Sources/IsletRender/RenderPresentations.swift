@@ -6,16 +6,40 @@ import IsletCore
 extension RenderState {
     // MARK: presentations
 
-    static func icon(for a: Activity) -> IconImage {
-        let icon: Icon = switch a.content.display {
-        case .paused: .pause
-        case .cycleEnd: .cycleEnd
-        case .complete: .complete
-        case .running, .idle: a.attributes.kind.isStopwatch ? .stopwatch : .meditation
-        case .tracking: .stopwatch
+    /// The icon the activity shows now: its state's (paused, cycle end, complete), else its own
+    /// (the one its start named or sent), else its kind's.
+    mutating func icon(for a: Activity) -> IconImage {
+        let kinds: Icon = switch a.attributes.kind {
+        case .countdown: .meditation
+        case .stopwatch: .stopwatch
+        case .until: .bell
         }
-        return icon.image
+        switch a.content.display {
+        case .paused: return Icon.pause.image
+        case .cycleEnd: return Icon.cycleEnd.image
+        case .complete: return Icon.complete.image
+        case .running, .idle, .tracking: break
+        }
+        switch a.attributes.icon {
+        case nil: return kinds.image
+        case .named(let name)?: return (try? Icon(name: name))?.image ?? kinds.image
+        case .custom(let base64)?: return customIcon(base64) ?? kinds.image
+        }
     }
+
+    /// A custom icon, decoded the first time it is drawn and kept (the daemon checked it when the
+    /// start was taken; one that does not decode shows the kind's icon). A steady tick finds it in
+    /// the cache without allocating.
+    mutating func customIcon(_ base64: String) -> IconImage? {
+        if let hit = customIcons[base64] { return hit }
+        guard let image = try? CustomIcon.decode(base64: base64) else { return nil }
+        // Bounded: at most as many as activities can exist, and a forgotten one is cheap to decode again.
+        if customIcons.count >= Self.maximumCustomIcons { customIcons.removeAll(keepingCapacity: true) }
+        customIcons[base64] = image
+        return image
+    }
+
+    static let maximumCustomIcons = 32
 
     /// The drawn size for an icon in a region `w`×`h`: large from `largeFrom` (height, width)
     /// up, small where a 16 px icon would fill a short panel edge to edge, else medium.
@@ -51,7 +75,7 @@ extension RenderState {
         let x = align < 0 ? r.x + margin : align > 0 ? r.maxX - margin - s : r.x + (r.w - s) / 2
         let bar = o.showsProgress && !o.isDimmed && r.h - s >= 6 ? Self.progress(a, now) : nil
         let y = r.y + (r.h - s - (bar == nil ? 0 : 4)) / 2
-        drawIcon(Self.icon(for: a), size: size, x: x, y: y, dotted: a.content.isStale, &f)
+        drawIcon(icon(for: a), size: size, x: x, y: y, dotted: a.content.isStale, &f)
         if let p = bar { drawBar(x: x, y: y + s + 3, width: s, done: p.done, total: p.total, &f) }
     }
 
@@ -73,11 +97,11 @@ extension RenderState {
         let showsIcon = size != nil
         let s = size?.pixels ?? 0
         if let size {
-            drawIcon(Self.icon(for: a), size: size, x: r.x + margin, y: r.y + (usable - s) / 2, dotted: a.content.isStale, &f)
+            drawIcon(icon(for: a), size: size, x: r.x + margin, y: r.y + (usable - s) / 2, dotted: a.content.isStale, &f)
         }
         let timeLeft = showsIcon ? r.x + margin + s + 3 : r.x + margin
         let timeRect = Rect(x: timeLeft, y: r.y, w: r.maxX - margin - timeLeft, h: usable)
-        let drawn = drawTime(a, now, o, timeRect, align: 1, &f)
+        let drawn = drawFigure(a, Self.figure(a), now, o, timeRect, align: 1, &f)
         if let p = bar {
             // Just under the digits, spanning the time's column.
             drawBar(x: timeLeft, y: min(drawn.maxY + 1, r.maxY - 2), width: timeRect.w, done: p.done, total: p.total, &f)
@@ -89,7 +113,11 @@ extension RenderState {
         guard r.h >= 48 else { return compact(a, now, o, r, &f) }
         let row = 16
         compact(a, now, o, Rect(x: r.x, y: r.y, w: r.w, h: r.h - row), &f)
-        infoRow(a, Rect(x: r.x, y: r.maxY - row, w: r.w, h: row), namesKind: true, &f)
+        if a.attributes.kind.isUntil {
+            untilRow(a, Rect(x: r.x, y: r.maxY - row, w: r.w, h: row), &f)
+        } else {
+            infoRow(a, Rect(x: r.x, y: r.maxY - row, w: r.w, h: row), namesKind: true, &f)
+        }
     }
 
     mutating func lockscreen(_ a: Activity, _ now: Instant, _ o: RenderOptions, _ r: Rect, _ f: inout Bitmap) {
@@ -106,19 +134,27 @@ extension RenderState {
         let gap = max(0, (r.h - fixed - timeH) / (items + 1))
         var y = r.y + gap
         if tall {
-            drawIcon(Self.icon(for: a), size: .large, x: r.x + (r.w - iconSize) / 2, y: y, dotted: a.content.isStale, &f)
+            drawIcon(icon(for: a), size: .large, x: r.x + (r.w - iconSize) / 2, y: y, dotted: a.content.isStale, &f)
             y += iconSize + gap
         }
-        let titleKey: LabelKey = a.attributes.title.map { .title($0, size: r.w >= 128 ? 16 : 12) }
-            ?? .word(a.attributes.kind.isStopwatch ? .stopwatch : .meditation, language: a.attributes.language, size: r.w >= 128 ? 16 : 12)
-        let title = prepareFitted(titleKey, width: r.w - 4)
-        drawLine(title, x: startX(title, Rect(x: r.x + 2, y: y, w: r.w - 4, h: row)), rowTop: y, rowHeight: row, into: &f)
+        let titleSize = r.w >= 128 ? 16 : 12
+        // No title: a countdown or stopwatch names its kind; an until activity has no such word.
+        let titleKey: LabelKey? = a.attributes.title.map { .title($0, size: titleSize) } ?? (a.attributes.kind.isUntil ? nil
+            : .word(a.attributes.kind.isStopwatch ? .stopwatch : .meditation, language: a.attributes.language, size: titleSize))
+        if let key = titleKey {
+            let title = prepareFitted(key, width: r.w - 4)
+            drawLine(title, x: startX(title, Rect(x: r.x + 2, y: y, w: r.w - 4, h: row)), rowTop: y, rowHeight: row, into: &f)
+        }
         y += row + gap
-        drawTime(a, now, o, Rect(x: r.x, y: y, w: r.w, h: timeH), align: 0, &f)
+        drawFigure(a, Self.figure(a), now, o, Rect(x: r.x, y: y, w: r.w, h: timeH), align: 0, &f)
         y += timeH + gap
         if tall {
             let rowRect = Rect(x: r.x + 2, y: y, w: r.w - 4, h: row)
-            if let c = cycleLine(a, width: rowRect.w) {
+            if a.attributes.kind.isUntil, let text = Self.statusText(a) {
+                // Where a countdown shows its cycle: the source's words.
+                let c = prepareFitted(.title(text, size: 12), width: rowRect.w)
+                drawLine(c, x: startX(c, rowRect), rowTop: y, rowHeight: row, into: &f)
+            } else if let c = cycleLine(a, width: rowRect.w) {
                 drawLine(c, x: startX(c, rowRect), rowTop: y, rowHeight: row, into: &f)
             }
             y += row + gap
@@ -126,6 +162,8 @@ extension RenderState {
             if st.width <= rowRect.w {
                 drawLine(st, x: startX(st, Rect(x: rowRect.x, y: y, w: rowRect.w, h: row)), rowTop: y, rowHeight: row, into: &f)
             }
+        } else if a.attributes.kind.isUntil {
+            untilRow(a, Rect(x: r.x, y: y, w: r.w, h: row), &f)
         } else {
             infoRow(a, Rect(x: r.x, y: y, w: r.w, h: row), namesKind: false, &f)
         }
@@ -143,7 +181,7 @@ extension RenderState {
     /// The cycle label that fits `width`: "Cycle 2 of 3", else the short "2/3"; none for a
     /// stopwatch.
     mutating func cycleLine(_ a: Activity, width: Int) -> PreparedLine? {
-        guard !a.attributes.kind.isStopwatch else { return nil }
+        guard case .countdown = a.attributes.kind else { return nil }
         let full = prepare(.cycle(a.content.cycle, of: a.content.totalCycles, language: a.attributes.language, size: 12))
         return full.width <= width ? full : prepare(.cycleShort(a.content.cycle, of: a.content.totalCycles, language: a.attributes.language, size: 12))
     }

@@ -40,8 +40,20 @@ extension RenderState {
     @discardableResult
     mutating func drawTime(_ a: Activity, _ now: Instant, _ o: RenderOptions, _ r: Rect, align: Int, _ f: inout Bitmap) -> Rect {
         let seconds = ShownTime.seconds(of: a, at: now)
-        let text = ShownTime.format(seconds)
-        let fi = Self.timeFaceIndex(chars: Self.timeChars(a, now), maxWidth: r.w, maxHeight: r.h)
+        return drawASCII(ShownTime.format(seconds), chars: Self.timeChars(a, now), a, o, r, align: align, &f)
+    }
+
+    /// A whole number and one suffix byte ("57%") in the time's face: an until activity's progress.
+    @discardableResult
+    mutating func drawDigits(_ n: Int, suffix: UInt8, _ a: Activity, _ o: RenderOptions, _ r: Rect, align: Int, _ f: inout Bitmap) -> Rect {
+        // A small string (at most 15 bytes) lives inline: no allocation on a tick.
+        let text = String(n) + String(UnicodeScalar(suffix))
+        return drawASCII(text, chars: 4, a, o, r, align: align, &f)
+    }
+
+    /// ASCII in the bold (dimmed: regular) Terminus face that fits `chars` cells in `r`.
+    private mutating func drawASCII(_ text: String, chars: Int, _ a: Activity, _ o: RenderOptions, _ r: Rect, align: Int, _ f: inout Bitmap) -> Rect {
+        let fi = Self.timeFaceIndex(chars: chars, maxWidth: r.w, maxHeight: r.h)
         let dim = o.isDimmed
         warmTimeGlyphs(fi, dim: dim)
         var width = 0
@@ -75,7 +87,7 @@ extension RenderState {
         let bit = UInt32(1) << UInt32(fi * 2 + (dim ? 1 : 0))
         guard warmedTimeFaces & bit == 0 else { return }
         warmedTimeFaces |= bit
-        for u in "0123456789:".utf8 {
+        for u in "0123456789:%".utf8 {
             if dim { _ = regular[fi].glyph(UInt32(u)) } else { _ = bold[fi].glyph(UInt32(u)) }
         }
     }
