@@ -83,7 +83,7 @@ public enum ActivityIcon: Hashable, Sendable {
 
     /// Bounds of the form, checked before anything decodes it.
     public static let maximumNameLength = 32
-    public static let maximumCustomBase64Length = 2048
+    public static let maximumCustomBase64Length = 2816
 
     public func violation() -> InvariantViolation? {
         switch self {

@@ -23,6 +23,10 @@ public enum Gallery {
             ("stale", req { $0.stale = true }),
             ("stopwatch", req { $0.stopwatch = true; $0.duration = nil; $0.remaining = nil; $0.cycle = 1; $0.cycles = 1; $0.elapsed = 3725 }),
             ("sw paused", req { $0.stopwatch = true; $0.state = .paused; $0.duration = nil; $0.remaining = nil; $0.cycle = 1; $0.cycles = 1; $0.elapsed = 95 }),
+            ("until", req { $0.until = true; $0.remaining = 754; $0.progress = 40; $0.text = "Rinsing"; $0.title = "Laundry"; $0.icon = "laundry" }),
+            ("until %", req { $0.until = true; $0.remaining = nil; $0.progress = 65; $0.text = "Drying"; $0.title = "Dishes"; $0.icon = "dishwasher" }),
+            ("until stale", req { $0.until = true; $0.remaining = 300; $0.text = "Baking"; $0.title = "Oven"; $0.icon = "oven"; $0.stale = true }),
+            ("until done", req { $0.until = true; $0.state = .complete; $0.text = "Done"; $0.title = "Laundry"; $0.icon = "laundry" }),
             ("idle", req { $0.state = .idle }),
         ]
     }()

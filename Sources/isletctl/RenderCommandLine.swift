@@ -8,7 +8,9 @@ extension RenderCommand {
                                --state running|paused|cycle-end|complete|idle
                                [--remaining SECONDS] [--duration SECONDS] [--cycle C --cycles N|0]
                                [--language CODE] [--title TEXT] [--stale]
-                               [--stopwatch --elapsed SECONDS] [--scale N] -o FILE
+                               [--stopwatch --elapsed SECONDS] [--icon NAME] [--scale N] -o FILE
+               isletctl render --until [--remaining SECONDS] [--progress 0-100] [--text TEXT]
+                               [--title TEXT] [--icon NAME] [--state running|complete] ... -o FILE
           FILE ends in .pbm (plain P1, 1 = lit) or .png; -o - writes PBM to standard output.
           Defaults: compact, 128x32, running, --duration 300, --remaining = duration,
           --cycle 1 --cycles 1 (0: open-ended), --language en, --scale 1 (PNG only).

@@ -96,3 +96,20 @@ func contentStateMatchesItsGoldenJSON(_ name: String) throws {
         #expect(try JSONDecoder().decode(Activity.self, from: bytes) == cur)
     }
 }
+
+@Test func theLargestUntilActivityStaysUnderFourKilobytes() throws {
+    // Every field at its bound, in the widest bytes JSON allows: a 64-character title of
+    // quotes (escaped to 2 bytes each), a 32-character text of 4-byte emoji, the longest icon.
+    let text = String(repeating: "🧺", count: PushedContent.maximumTextLength)
+    let p = PushedContent(endsAt: end, progress: 0.123456789012345, text: text)
+    let attrs = ActivityAttributes(timerID: String(repeating: "x", count: 64), kind: .until(p),
+                                   title: String(repeating: "\"", count: ActivityAttributes.maxTitleLength),
+                                   staleAfter: .milliseconds(1_234_567), language: "zh-Hant-TW",
+                                   icon: .custom(base64: String(repeating: "A", count: ActivityIcon.maximumCustomBase64Length)), relevance: 99.999)
+    let a = try #require(try TimerMachine.apply(.start(attrs), to: nil, now: end - .seconds(60)).activity)
+    let ended = try #require(try TimerMachine.apply(.end(.after(end)), to: a, now: end - .seconds(30)).activity)
+    for x in [a, ended] {
+        let bytes = try encode(x).utf8.count
+        #expect(bytes < Limits.maximumEncodedBytes, "\(bytes) bytes")
+    }
+}
