@@ -48,6 +48,14 @@ homeassistant:
   country: DE
 logger:
   default: warning
+mqtt:
+  sensor:
+    - name: washer power
+      state_topic: islet-test/washer/power
+      unit_of_measurement: W
+      device_class: power
+    - name: washer phase
+      state_topic: islet-test/washer/phase
 mqtt_statestream:
   base_topic: hastate
   include:
@@ -75,6 +83,20 @@ automation:
 """
 
 
+def documented_laundry_automation(prefix):
+    """The washing machine's automation exactly as docs/MQTT.md gives it (the block after
+    `<!-- ha-laundry -->`), its list items ready to append to CONFIGURATION's `automation:`;
+    the display's topic prefix put in, and the two-minute `for` shortened to two seconds."""
+    with open(os.path.join(HERE, "..", "docs", "MQTT.md"), encoding="utf-8") as f:
+        text = f.read()
+    block = text.split("<!-- ha-laundry -->", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    lines = block.splitlines()
+    assert lines[0] == "automation:", lines[0]
+    body = "\n".join(lines[1:]) + "\n"
+    assert "islet/islet-0123456789ab/command" in body and 'for: "00:02:00"' in body
+    return body.replace("islet/islet-0123456789ab", prefix).replace('for: "00:02:00"', 'for: "00:00:02"')
+
+
 def ha_venv():
     if os.environ.get("HA_VENV"):
         return os.environ["HA_VENV"]
@@ -94,7 +116,7 @@ class HomeAssistantCoreTests(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="islet-ha-")
         os.makedirs(os.path.join(cls.dir, ".storage"))
         with open(os.path.join(cls.dir, "configuration.yaml"), "w") as f:
-            f.write(CONFIGURATION)
+            f.write(CONFIGURATION + documented_laundry_automation(cls.daemon.prefix))
         entry = {"entry_id": "isletmqtttest00000000000000001", "version": 1, "minor_version": 1, "domain": "mqtt",
                  "title": "MQTT", "data": {"broker": "127.0.0.1", "port": cls.broker.port, "discovery": True},
                  "options": {}, "pref_disable_new_entities": False, "pref_disable_polling": False, "source": "user",
@@ -157,6 +179,78 @@ class HomeAssistantCoreTests(unittest.TestCase):
                 return f.read()[-1500:].decode(errors="replace")
         except OSError:
             return "(no log)"
+
+    def panel_rows(self):
+        """The emulated panel's picture from `status.panel` (page-packed bytes, bit 0 on top),
+        as rows of "#" and "."; None while the panel is off."""
+        p = self.daemon.status()["status"]["panel"]
+        if not p["on"]:
+            return None
+        data = bytes.fromhex(p["pages"])
+        w, h = p["width"], p["height"]
+        return ["".join("#" if data[(y // 8) * w + x] >> (y % 8) & 1 else "." for x in range(w)) for y in range(h)]
+
+    def rendered(self, *flags):
+        """What `isletctl render` draws for that state on this panel, as rows."""
+        r = self.daemon.ctl("render", "--size", "128x64", *flags, "-o", "-")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        bits = "".join(r.stdout.decode().split("\n", 2)[2].split())
+        return [bits[y * 128:(y + 1) * 128].replace("1", "#").replace("0", ".") for y in range(64)]
+
+    def wait_laundry(self, pred, what, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            a = self.daemon.activity("laundry")
+            if pred(a):
+                return a
+            time.sleep(0.2)
+        self.fail(f"the laundry never {what}: {self.daemon.activity('laundry')}\nhass log: {self.hass_log_tail()}\n"
+                  f"isletd log: {self.daemon.log_tail(800)}")
+
+    def test_a_documented_automation_pushes_the_laundry_to_the_pill(self):
+        """docs/MQTT.md's washing machine, run by Home Assistant: the plug's power starts an until
+        activity, the program phase updates it, the power dropping ends it; the panel shows each."""
+        # The automation may subscribe its triggers a little after HA is up: power is sent again
+        # (off, then on: numeric_state fires on crossing) until the laundry starts.
+        for _ in range(20):
+            self.broker.pub("islet-test/washer/power", "0", qos=1, retain=True)
+            time.sleep(0.5)
+            t = time.time()
+            self.broker.pub("islet-test/washer/power", "1850", qos=1, retain=True)
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline and self.daemon.activity("laundry") is None:
+                time.sleep(0.2)
+            if self.daemon.activity("laundry"):
+                break
+        a = self.wait_laundry(lambda a: a is not None, "started")
+        self.assertEqual((a["attributes"]["kind"], a["attributes"]["title"], a["attributes"]["icon"]), ("until", "Laundry", "laundry"))
+        self.assertEqual(a["content"]["pushed"]["text"], "Washing")
+        # 55 minutes from when the power rose, to the second (the automation sends whole seconds).
+        self.assertLess(abs(a["remaining_seconds"] - (55 * 60 - (time.time() - t))), 5, a)
+        # The panel shows the laundry's icon where isletctl render draws it for the same activity
+        # (the digits tick, the icon does not): 128x64 compact, the 32 px drawing at the left.
+        want = self.rendered("--until", "--remaining", "3300", "--text", "Washing", "--title", "Laundry", "--icon", "laundry")
+        rows = self.panel_rows()
+        self.assertIsNotNone(rows, "the panel is off")
+        self.assertEqual([r[:36] for r in rows], [r[:36] for r in want], "\n".join(rows))
+
+        # The program phase changes: an update, the same activity.
+        self.broker.pub("islet-test/washer/phase", 'Rinse "eco"', qos=1, retain=True)
+        b = self.wait_laundry(lambda a: a and a["content"]["pushed"].get("text") == 'Rinse "eco"', "took the phase")
+        self.assertEqual(b["started_at"], a["started_at"], "an update does not start a new activity")
+
+        # The power drops for two seconds: Done with an alert, then the end; the check mark shows.
+        self.broker.pub("islet-test/washer/power", "0.4", qos=1, retain=True)
+        c = self.wait_laundry(lambda a: a and a["phase"] == "complete", "ended")
+        self.assertEqual(c["content"]["pushed"]["text"], "Done")
+        self.assertEqual(c["dismissal"], "after")
+        done = self.rendered("--until", "--state", "complete", "--text", "Done", "--title", "Laundry", "--icon", "laundry")
+        # The alert's expanded view lasts expand_seconds (5); then the compact check mark.
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and self.panel_rows() != done:
+            time.sleep(0.3)
+        self.assertEqual(self.panel_rows(), done, "the panel does not show the laundry's end")
+        self.daemon.request({"op": "reset", "timer": "laundry"})
 
     def test_home_assistant_makes_the_entities_and_drives_the_timer(self):
         seen = {m.topic for m in self.states.messages}
