@@ -16,6 +16,8 @@ enum Key: String, CaseIterable, Sendable {
     case renderNsPerTick = "render_ns_per_tick"
     case renderInstructionsPerTick = "render_instructions_per_tick"
     case renderAllocsPerTick = "render_allocs_per_tick"
+    case renderUntilNsPerTick = "render_until_ns_per_tick"
+    case renderUntilAllocsPerTick = "render_until_allocs_per_tick"
     case flushNsPerTick = "flush_ns_per_tick"
     case flushInstructionsPerTick = "flush_instructions_per_tick"
     case busBytesPerTick = "bus_bytes_per_tick"
@@ -62,6 +64,8 @@ enum Key: String, CaseIterable, Sendable {
         case .renderNsPerTick: "render, compact 128x32 tick (median)"
         case .renderInstructionsPerTick: "render instructions per tick (callgrind)"
         case .renderAllocsPerTick: "heap allocations per render (steady state)"
+        case .renderUntilNsPerTick: "render, until 128x64, every presentation (median)"
+        case .renderUntilAllocsPerTick: "heap allocations per until render (steady state)"
         case .flushNsPerTick: "flush: diff + encode per tick (median)"
         case .flushInstructionsPerTick: "flush instructions per tick (callgrind)"
         case .busBytesPerTick: "bus bytes per tick, 128x32 compact, I2C"
@@ -107,8 +111,8 @@ enum Key: String, CaseIterable, Sendable {
 
     var unit: String {
         switch self {
-        case .renderNsPerTick, .flushNsPerTick: "ns"
-        case .renderAllocsPerTick: "allocs"
+        case .renderNsPerTick, .flushNsPerTick, .renderUntilNsPerTick: "ns"
+        case .renderAllocsPerTick, .renderUntilAllocsPerTick: "allocs"
         case .renderInstructionsPerTick, .flushInstructionsPerTick: "instr"
         case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame,
              .busFloorBytesPerTick, .mqttBytesPerTransition, .syncBytesPerChange, .webPageBytes, .webFrameEventBytes: "B"

@@ -25,6 +25,7 @@ struct InProcessBench {
         }
         r[.renderNsPerTick] = renderNsPerTick(renderer)
         r[.renderAllocsPerTick] = renderAllocsPerTick(renderer)
+        (r[.renderUntilNsPerTick], r[.renderUntilAllocsPerTick]) = UntilRender().measure(renderer, reps: reps)
         r[.renderInstructionsPerTick] = Instructions.perTick("render", scratch: "/tmp")
         r[.flushInstructionsPerTick] = Instructions.perTick("flush", scratch: "/tmp")
         let compact = countdown.frames(renderer, size: .w128h32, presentation: .compact)

@@ -43,6 +43,22 @@ struct WakePlanTests {
                 "even past the old end instant: no second ticks")
     }
 
+    @Test("an until activity wakes each shown second to its source's end, then never; without an end, never")
+    func until() throws {
+        func start(_ p: PushedContent) throws -> Activity {
+            try #require(try TimerMachine.apply(.start(ActivityAttributes(timerID: "laundry", kind: .until(p))), to: nil, now: t0).activity)
+        }
+        let eightHours: Int64 = 8 * 3600 * 1000
+        let timed = try start(PushedContent(endsAt: t0 + .seconds(90)))
+        // 90 s ahead shows 1:30 until 1 s has passed: 250 ms in, the next change is 750 ms away.
+        #expect(plan([timed], now: t0 + .milliseconds(250)) == 750)
+        // Past its end it shows 0:00 and nothing visible changes until the 8 h limit.
+        #expect(plan([timed], now: t0 + .seconds(95)) == eightHours - 95_000)
+        // Progress only: what is shown changes when the source says so, never by the clock.
+        let progress = try start(PushedContent(progress: 0.3, text: "Drying"))
+        #expect(plan([progress], now: t0 + .seconds(1)) == eightHours - 1000)
+    }
+
     @Test("complete wakes for its dismissal 3 s after the end")
     func complete() throws {
         let a = try countdown(10, at: t0)
