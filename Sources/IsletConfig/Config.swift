@@ -90,7 +90,7 @@ extension DaemonConfig {
         "display": ["bus", "address", "controller", "size", "rotation", "on_exit", "expand_seconds",
                     "pixel_shift_minutes", "capture", "preview", "column_offset", "display_offset", "multiplex",
                     "contrast", "test_pattern_seconds", "transport"],
-        "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title"],
+        "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title", "relevance"],
         "mqtt": MQTTSettings.keys,
         "sync": SyncSettings.keys,
         "web": WebSettings.keys,
@@ -182,6 +182,7 @@ extension DaemonConfig {
             }
             session.language = value
         case ("session", "cycle_end_seconds"): session.cycleEndSeconds = try number(0...600)
+        case ("session", "relevance"): session.relevance = try number(ActivityAttributes.relevanceRange)
         case ("mqtt", _):
             var m = mqtt ?? MQTTSettings()
             try m.set(key: key, value: value, origin: origin)

@@ -34,6 +34,7 @@ struct ConfigTests {
         language = ar
         cycle_end_seconds = 5
         title = "Evening sit"
+        relevance = 60
         """
         let c = try DaemonConfig().parsing(text, file: "t.conf")
         #expect(c.socketPath == "/tmp/x.sock")
@@ -57,8 +58,17 @@ struct ConfigTests {
         #expect(c.session.language == "ar")
         #expect(c.session.cycleEndSeconds == 5)
         #expect(c.session.title == "Evening sit")
+        #expect(c.session.relevance == 60 && c.session.attributes.relevance == 60)
         // cycles = 0 is an open-ended session; 12.5 min is 750 s.
         #expect(c.session.attributes.kind == .countdown(cycle: .seconds(750), cycles: nil))
+    }
+
+    @Test("[session] relevance outside 0 to 100 names the line and the range")
+    func relevanceBounds() {
+        for v in ["101", "-1", "nan", "lots"] {
+            #expect(performing: { try DaemonConfig().parsing("[session]\nrelevance = \(v)\n", file: "r.conf") },
+                    throws: { "\($0)".contains("r.conf:2") && "\($0)".contains("0 to 100") })
+        }
     }
 
     @Test("a quoted value keeps its #; an unquoted # starts a comment")
