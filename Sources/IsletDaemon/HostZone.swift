@@ -6,14 +6,14 @@ import IsletCore
 /// /usr/share/zoneinfo), or an absolute path; a name that is no file may be a TZ string
 /// (`EST5EDT,M3.2.0,M11.1.0`). Whatever cannot be read leaves UTC, with a word for the log.
 /// The reads are passed in, so the choice is tested without the machine's files.
-struct HostZone {
-    let zone: LocalZone
+package struct HostZone {
+    package let zone: LocalZone
     /// What was read (`Europe/Berlin`, `/etc/localtime`, the TZ string) or `UTC`.
-    let name: String
+    package let name: String
     /// Why the zone is UTC when something else was asked for.
-    let problem: String?
+    package let problem: String?
 
-    static func load(environment: (String) -> String? = Posix.environment,
+    package static func load(environment: (String) -> String? = Posix.environment,
                      read: (String) -> Result<[UInt8], SystemError> = { FileSystem.readFile($0, limit: LocalZone.maximumBytes + 1) }) -> HostZone {
         func file(_ path: String, name: String) -> HostZone? {
             switch read(path) {

@@ -30,7 +30,9 @@ final class NightMode: DaemonPart {
     private var scheduled: (night: Bool, next: Instant?, at: Instant?) = (false, nil, nil)
     /// A `brightness` request, in force until the boundary after it.
     private var override: Override?
-    /// What the panel was last given.
+    /// The contrast in force (what `status` says), and what the panel was last given: a value
+    /// held by the rate limit follows within a quarter of a second.
+    private var wanted: UInt8?
     private var applied: (contrast: UInt8?, dark: Bool) = (nil, false)
     /// Contrast writes: 4 a second, a burst of 8; a request past that is held, the latest value
     /// sent when the bucket refills (docs/RELIABILITY.md).
@@ -127,6 +129,7 @@ final class NightMode: DaemonPart {
         let night = override?.night ?? scheduled.night
         let contrast = override?.contrast ?? (night ? settings.contrast : panel.dayContrast)
         let dark = night && settings.idle == .dark
+        wanted = contrast
         var changed = false
         if dark != applied.dark {
             panel.setDarkWhenIdle(dark)
@@ -149,7 +152,7 @@ final class NightMode: DaemonPart {
 
     var status: NightStatus {
         let night = override?.night ?? scheduled.night
-        return NightStatus(night: night, contrast: Int(applied.contrast ?? panel.dayContrast), source: override == nil ? "schedule" : "override",
+        return NightStatus(night: night, contrast: Int(wanted ?? panel.dayContrast), source: override == nil ? "schedule" : "override",
                            window: settings.window?.description, nextBoundary: scheduled.next,
                            idle: settings.idle.rawValue, zone: host.name)
     }
