@@ -151,6 +151,7 @@ public enum CtlMain {
                 guard op != .press else {
                     throw Usage(message: "press takes no --timer: a button acts on the timer its binding names ([buttons] on.NAME.GESTURE = ACTION@TIMER) or the most recently started one")
                 }
+                guard op != .brightness else { throw Usage(message: "brightness takes no --timer: it is the panel's, not a timer's") }
                 p.request.timer = try value(a)
             case "--json": try allowed([.status, .watch, .brightness], a); p.json = true
             case "--minutes":
