@@ -13,7 +13,7 @@ SPEC="${HA_SPEC:-homeassistant<2024.4}"
 PY="${PYTHON:-python3}"
 # Pinned versions of the dependencies (pip spends minutes backtracking without them); HA_CONSTRAINTS= turns it off.
 CONSTRAINTS="${HA_CONSTRAINTS-$ROOT/mqtt/ha-constraints.txt}"
-PROBE='import homeassistant.const as c, homeassistant.components.mqtt.sensor, homeassistant.components.mqtt.button, homeassistant.components.mqtt.number, homeassistant.components.mqtt.text, homeassistant.components.mqtt.image; print(c.__version__)'
+PROBE='import homeassistant.const as c, homeassistant.components.mqtt.sensor, homeassistant.components.mqtt.button, homeassistant.components.mqtt.number, homeassistant.components.mqtt.text, homeassistant.components.mqtt.image, homeassistant.components.mqtt.switch; print(c.__version__)'
 
 say() { echo "ensure_ha_venv: $*" >&2; }
 

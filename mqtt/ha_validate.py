@@ -18,7 +18,7 @@ Usage:
   ha_validate.py --port 1883 [--host 127.0.0.1] [--prefix homeassistant] [--wait 2]
   ha_validate.py --file payloads.json
 Options: --json (a report on stdout), --allow-ignored sensor:options (repeatable),
-         --components sensor,button,number,text,image (the ones accepted; others are failures).
+         --components sensor,button,number,text,image,switch (the ones accepted; others are failures).
 Exit: 0 every config valid, 1 some invalid, 2 nothing to check or bad usage.
 """
 import argparse
@@ -40,7 +40,7 @@ except ImportError as e:  # pragma: no cover - a message for a person
     sys.exit(f"ha_validate: Home Assistant is not importable here ({e}); run it with the venv's python "
              f"(mqtt/ensure_ha_venv.sh prints where it is)")
 
-DEFAULT_COMPONENTS = ("sensor", "button", "number", "text", "image")
+DEFAULT_COMPONENTS = ("sensor", "button", "number", "text", "image", "switch")
 
 
 def expand(payload):

@@ -27,9 +27,11 @@ ALLOWED_IGNORED = ["sensor:options"]
 ENTITIES = {"sensor": ["phase", "ends", "paused_remaining"],
             "button": ["pause", "resume", "toggle", "reset", "expand"],
             "number": ["start_minutes"]}
-# The device's own entities, whatever the timers: the pill as an image.
-DEVICE_ENTITIES = {"image": ["pill"]}
+# The device's own entities, whatever the timers: the pill as an image, the panel's contrast as a
+# number and night mode as a switch (docs/MQTT.md).
+DEVICE_ENTITIES = {"image": ["pill"], "number": ["contrast"], "switch": ["night"]}
 PER_TIMER = sum(len(es) for es in ENTITIES.values())
+PER_DEVICE = sum(len(es) for es in DEVICE_ENTITIES.values())
 
 
 def setUpModule():
@@ -88,6 +90,16 @@ def spec_payloads(node="islet-0123456789ab", timer="meditation", prefix="homeass
     out[f"{prefix}/image/{node}/pill/config"] = dict(common, name="pill", uniq_id=f"islet_{node}_pill",
                                                      dev=dict(dev, cu="http://islet.local:8080/"),
                                                      img_t="~/image", cont_type="image/png")
+    out[f"{prefix}/number/{node}/contrast/config"] = dict(common, name="contrast", uniq_id=f"islet_{node}_contrast",
+                                                          cmd_t="~/command", stat_t="~/brightness", min=0, max=255, step=1,
+                                                          cmd_tpl='{"op":"brightness","contrast":{{ value | int }}}',
+                                                          val_tpl="{{ value_json.contrast }}", mode="slider")
+    out[f"{prefix}/switch/{node}/night/config"] = dict(common, name="night mode", uniq_id=f"islet_{node}_night",
+                                                       cmd_t="~/command", stat_t="~/brightness",
+                                                       pl_on='{"op":"brightness","night":true}',
+                                                       pl_off='{"op":"brightness","night":false}',
+                                                       val_tpl="{{ 'ON' if value_json.night else 'OFF' }}",
+                                                       stat_on="ON", stat_off="OFF")
     return out
 
 
@@ -104,7 +116,7 @@ class Validator(unittest.TestCase):
         payloads = spec_payloads()
         rc, report, err = self.run_file(payloads)
         self.assertEqual(rc, 0, json.dumps(report, indent=1) if report else err)
-        self.assertEqual(report["valid"], 10)
+        self.assertEqual(report["valid"], 12)
         figure(f"validator: {report['valid']} hand-written spec payloads valid under Home Assistant "
                f"{report['home_assistant']}")
 
@@ -127,6 +139,8 @@ class Validator(unittest.TestCase):
             "a unit that is no string": ("_paused_remaining/config", lambda p: p.update(unit_of_meas=["s"])),
             "an image without its topic": ("/pill/config", lambda p: p.pop("img_t")),
             "a page link that is no URL": ("/pill/config", lambda p: p["dev"].update(cu="islet.local:8080")),
+            "a switch without a command topic": ("/night/config", lambda p: p.pop("cmd_t")),
+            "a contrast slider in an unknown mode": ("/contrast/config", lambda p: p.update(mode="dial")),
         }
         for what, (suffix, change) in cases.items():
             with self.subTest(what):
@@ -171,7 +185,7 @@ class Discovery(BrokerCase):
         got = self.wait_configs(d.client_id, lambda c: set(c) >= want)
         self.assertEqual(set(got), want, "the announced entities are not the spec's")
         report = self.validated()
-        self.assertEqual(report["valid"], 2 * PER_TIMER + 1)
+        self.assertEqual(report["valid"], 2 * PER_TIMER + PER_DEVICE)
         ignored = sorted({k for r in report["results"] for k in r["ignored"]})
         figure(f"Home Assistant {report['home_assistant']} schemas: {report['valid']} of Islet's discovery payloads "
                f"valid; keys this version drops (allowed): {ignored or 'none'}")
@@ -183,8 +197,11 @@ class Discovery(BrokerCase):
             self.assertNotIn("configuration_url", c["device"], t)
             avail = c.get("availability_topic") or c["availability"][0]["topic"]
             self.assertEqual(avail, d.topic("availability"), t)
-        pill = json.loads(got[next(iter(device_topics(d.client_id)))])
+        pill = json.loads(got[f"homeassistant/image/{d.client_id}/pill/config"])
         self.assertEqual((pill["image_topic"], pill["content_type"]), (d.topic("image"), "image/png"))
+        for kind, name in (("number", "contrast"), ("switch", "night")):
+            c = json.loads(got[f"homeassistant/{kind}/{d.client_id}/{name}/config"])
+            self.assertEqual((c["command_topic"], c["state_topic"]), (d.topic("command"), d.topic("brightness")), name)
 
     def validated(self):
         """ha_validate.py on what the broker holds: its report, every config valid."""
@@ -211,7 +228,7 @@ class Discovery(BrokerCase):
         for t, p in got.items():
             self.assertEqual(json.loads(p)["device"].get("configuration_url"), url, t)
         report = self.validated()
-        self.assertEqual(report["valid"], PER_TIMER + 1)
+        self.assertEqual(report["valid"], PER_TIMER + PER_DEVICE)
         figure(f"configuration_url {url} in all {report['valid']} discovery payloads, valid under Home Assistant "
                f"{report['home_assistant']}")
 
@@ -234,11 +251,11 @@ class Discovery(BrokerCase):
     def test_birth_message_reannounces(self):
         d = self.daemon()
         topic = f"homeassistant/+/{d.client_id}/+/config"
-        self.wait_configs(d.client_id, lambda c: len(c) >= PER_TIMER + 1)
+        self.wait_configs(d.client_id, lambda c: len(c) >= PER_TIMER + PER_DEVICE)
         live = self.broker.listen([topic])
         self.addCleanup(live.stop)
         fresh = lambda m: not m.retained   # the subscription itself hands over the retained ones
-        self.assertEqual(len([m for m in live.messages if m.retained]), PER_TIMER + 1)
+        self.assertEqual(len([m for m in live.messages if m.retained]), PER_TIMER + PER_DEVICE)
         # Only `online` counts: an `offline` (Home Assistant stopping) announces nothing.
         self.broker.pub("homeassistant/status", "offline")
         time.sleep(1.0)
@@ -246,14 +263,44 @@ class Discovery(BrokerCase):
         mark = live.mark()
         t0 = time.monotonic()
         self.broker.pub("homeassistant/status", "online")
-        got = live.wait_count(fresh, PER_TIMER + 1, timeout=5)
+        got = live.wait_count(fresh, PER_TIMER + PER_DEVICE, timeout=5)
         elapsed = time.monotonic() - t0
         time.sleep(0.5)
         after = [m for m in live.since(mark) if fresh(m)]
         figure(f"birth message: {len(after)} config messages within {elapsed:.2f} s after homeassistant/status online")
         self.assertEqual({m.topic for m in after}, expected_topics(d.client_id, "meditation") | device_topics(d.client_id))
-        self.assertEqual(len(after), PER_TIMER + 1, f"expected each of the {PER_TIMER + 1} configs once: {after}")
+        self.assertEqual(len(after), PER_TIMER + PER_DEVICE, f"expected each of the {PER_TIMER + PER_DEVICE} configs once: {after}")
         self.assertTrue(all(m.payload for m in got))
+
+    def test_contrast_and_night_mode_round_trip(self):
+        """What Home Assistant's number and switch send (their command template and payloads, as
+        announced) changes the panel, and the retained brightness topic they read follows."""
+        d = self.daemon()
+        got = self.wait_configs(d.client_id, lambda c: set(c) >= device_topics(d.client_id))
+        number = json.loads(got[f"homeassistant/number/{d.client_id}/contrast/config"])
+        switch = json.loads(got[f"homeassistant/switch/{d.client_id}/night/config"])
+        state = d.topic("brightness")
+        def brightness(pred, timeout=5.0):
+            deadline = time.monotonic() + timeout
+            while True:
+                held = self.broker.retained([state]).get(state)
+                value = json.loads(held) if held else None
+                if (value is not None and pred(value)) or time.monotonic() > deadline:
+                    return value
+                time.sleep(0.1)
+        first = brightness(lambda v: True)
+        self.assertIsNotNone(first, "no retained brightness state")
+        self.assertEqual(set(first), {"night", "contrast"})
+        self.broker.pub(d.topic("command"), number["command_template"].replace("{{ value | int }}", "42"))
+        self.assertEqual(brightness(lambda v: v["contrast"] == 42)["contrast"], 42)
+        self.assertEqual(d.status()["status"]["night"]["contrast"], 42)
+        self.broker.pub(d.topic("command"), switch["payload_on"])
+        on = brightness(lambda v: v["night"])
+        self.assertTrue(on["night"], on)
+        self.assertEqual(d.status()["status"]["night"]["source"], "override")
+        self.broker.pub(d.topic("command"), switch["payload_off"])
+        self.assertFalse(brightness(lambda v: not v["night"])["night"])
+        figure(f"contrast number and night switch: brightness state {first} -> 42 -> night on -> off, retained")
 
     def test_an_ad_hoc_timer_gets_entities_while_it_has_an_activity(self):
         d = self.daemon()

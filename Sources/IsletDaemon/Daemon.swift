@@ -34,6 +34,7 @@ public final class Daemon {
     let buttons: Buttons
     let chime: Chime
     let clockWatch: ClockWatch
+    let night: NightMode
     let systemd: Systemd
     /// Every part, in the order the turn's outcome reaches them.
     let parts: [any DaemonPart]
@@ -73,12 +74,13 @@ public final class Daemon {
         buttons = try Buttons(env, config: config)
         chime = Chime(env, config: config)
         clockWatch = ClockWatch(env, loop: loop)
+        night = NightMode(env, config: config, panel: panel)
         systemd = Systemd()
         let network = try NetworkParts.make(config, env, restoring: loaded.sync)
         let web = try WebPage.make(config, env)
         // The socket last: a start-up failure above leaves no socket file behind.
         let clients = try Clients(env, config: config, socket: paths.socket)
-        parts = [buttons, clockWatch, chime, clients] + web + network + [systemd]
+        parts = [buttons, clockWatch, chime, night, clients] + web + network + [systemd]
 
         restoreTimeline(loaded)
         for p in parts { p.restored(book.activities, now: env.clock.now()) }

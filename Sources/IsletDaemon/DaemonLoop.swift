@@ -94,7 +94,7 @@ extension Daemon {
             change = snapshot()
             change?.event = "change"
         }
-        let outcome = TurnOutcome(view: view, change: change, statusText: statusText(), picture: panel)
+        let outcome = TurnOutcome(view: view, change: change, statusText: statusText(), picture: panel, night: night.status)
         for p in parts { p.publish(outcome) }
         for p in parts { p.save(into: book) }
         book.submitIfDirty()

@@ -136,6 +136,8 @@ extension Daemon: Inbox {
         case .clockCaughtUp(let timers):
             for t in timers { perform(.markFresh, timer: t) }
             announce()
+        case .displayChanged:
+            announce()
         case .abandoned(let tickets):
             for t in tickets where book.cancelStart(t.timerID) {
                 env.log.info("the start of timer \"\(t.timerID)\" was cancelled: its client left before it was saved")
@@ -162,6 +164,10 @@ extension Daemon: Inbox {
             env.log.info(req.patternSeconds == 0 ? "test pattern ended" : "test pattern for \(req.patternSeconds) s")
             announce()
             return .later(PendingAnswer())
+        case .brightness:
+            night.request(req.brightness)
+            announce()
+            return .later(PendingAnswer(shape: .status(timer: nil)))
         }
     }
 

@@ -41,11 +41,14 @@ final class Panel {
         let height: Int
         var pixelShiftMinutes: Int
         var onExit: ExitDisplay
-        init(_ c: DaemonConfig) {
+        /// 81h by day: `[display] contrast`, else the module's own (the controller table's).
+        let dayContrast: UInt8
+        init(_ c: DaemonConfig, model: PanelModel) {
             width = c.width
             height = c.height
             pixelShiftMinutes = c.pixelShiftMinutes
             onExit = c.onExit
+            dayContrast = c.contrast ?? model.contrast
         }
     }
 
@@ -61,10 +64,10 @@ final class Panel {
 
     init(_ env: PartEnvironment, config: DaemonConfig, preview: TerminalScreen?) throws(DaemonStartError) {
         self.env = env
-        settings = Settings(config)
         let model: PanelModel
         do { model = try config.panelModel(origin: "display") }
         catch { throw DaemonStartError("\(error)", status: ConfigError.exitStatus) }
+        settings = Settings(config, model: model)
         switch config.bus {
         case .mock:
             do {
@@ -89,6 +92,7 @@ final class Panel {
     }
 
     var displayIsOn: Bool { output.displayIsOn }
+    var dayContrast: UInt8 { settings.dayContrast }
     var visibleImage: PanelImage? { output.visibleImage }
     var readsKeys: Bool { preview?.readsKeys ?? false }
 
@@ -123,6 +127,16 @@ final class Panel {
         policy.expandedTimer = nil
         return true
     }
+
+    /// Sends 81h alone, no redraw (the night part at a boundary). A panel that fails is retried
+    /// as after any bus error, and comes back with this contrast.
+    func setContrast(_ value: UInt8) {
+        do { counters.busBytes += try output.setContrast(value) }
+        catch { failed(error, mono: env.mono) }
+    }
+
+    /// Night mode's `night_idle = dark`: a panel with nothing running shows nothing.
+    func setDarkWhenIdle(_ dark: Bool) { policy.darkWhenIdle = dark }
 
     /// Shows the test pattern for `seconds` (0 ends it).
     func showTestPattern(seconds: Int) {

@@ -20,6 +20,8 @@ public protocol PanelOutput: AnyObject {
     func initialize() throws(PanelError) -> Int
     func show(_ frame: Bitmap) throws(PanelError) -> Int
     func setDisplay(on: Bool) throws(PanelError) -> Int
+    /// 81h; a panel brought up later (or again, after a bus error) comes up with it.
+    func setContrast(_ value: UInt8) throws(PanelError) -> Int
     /// Whether the display is on: the driver's knowledge, kept in one place.
     var displayIsOn: Bool { get }
     /// What an observer would see on the glass (emulated panels only).
@@ -35,7 +37,7 @@ public final class DriverPanel: PanelOutput {
     public let name: String
     private let model: PanelModel
     private let address: UInt8
-    private let settings: DisplaySettings
+    private var settings: DisplaySettings
     private let openBus: () throws(I2CError) -> any I2CBus
     private var driver: PanelDriver?
     /// The frame the driver last sent whole to real glass (its shadow, as a frame): what the
@@ -97,6 +99,13 @@ public final class DriverPanel: PanelOutput {
     public func setDisplay(on: Bool) throws(PanelError) -> Int {
         guard driver != nil else { throw PanelError("\(name): not initialized") }
         do { return try driver?.setDisplayOn(on).wireBytes ?? 0 }
+        catch { throw PanelError("\(error)") }
+    }
+
+    public func setContrast(_ value: UInt8) throws(PanelError) -> Int {
+        settings.contrast = value
+        // The driver keeps the value even when the write fails: its next init sends it.
+        do { return try driver?.setContrast(value).wireBytes ?? 0 }
         catch { throw PanelError("\(error)") }
     }
 

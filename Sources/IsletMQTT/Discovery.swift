@@ -4,7 +4,8 @@ import IsletProtocol
 /// Home Assistant's MQTT discovery for Islet: one device with an image entity (the pill as the
 /// glass shows it), and per timer a phase sensor, a timestamp sensor for the end of the running
 /// cycle, a duration sensor for the paused time, a button for each verb the table gives it
-/// (five) and a number that starts a session of N minutes. Pure: the bridge publishes what this returns. Payloads use full key names (no
+/// (five) and a number that starts a session of N minutes; for the device also the panel's
+/// contrast (a number) and night mode (a switch). Pure: the bridge publishes what this returns. Payloads use full key names (no
 /// abbreviations), so Home Assistant's schemas read them as they are (make test-mqtt checks
 /// them with those schemas).
 public struct HomeAssistantDiscovery: Sendable {
@@ -120,8 +121,49 @@ public struct HomeAssistantDiscovery: Sendable {
     /// has no `_`, so no timer's entity can have it (a timer's ids end in `_<entity key>`).
     public var pillConfigTopic: String { "\(prefix)/image/\(node)/pill/config" }
 
-    /// The device's own announcement: (topic, retained JSON payload).
-    public var deviceAnnouncement: (topic: String, payload: [UInt8]) { (pillConfigTopic, Self.encode(pillPayload)) }
+    /// The device's brightness entities: the contrast as a `number`, night mode as a `switch`.
+    /// Their object ids have no `_` either.
+    public var contrastConfigTopic: String { "\(prefix)/number/\(node)/contrast/config" }
+    public var nightConfigTopic: String { "\(prefix)/switch/\(node)/night/config" }
+
+    /// The device's own config topics, whatever the timers.
+    public var deviceConfigTopics: [String] { [pillConfigTopic, contrastConfigTopic, nightConfigTopic] }
+
+    /// The device's own announcements: (topic, retained JSON payload).
+    public var deviceAnnouncements: [(topic: String, payload: [UInt8])] {
+        [(pillConfigTopic, Self.encode(pillPayload)), (contrastConfigTopic, Self.encode(contrastPayload)),
+         (nightConfigTopic, Self.encode(nightPayload))]
+    }
+
+    /// The panel's contrast (81h), 0–255: a `brightness` request until the next boundary.
+    var contrastPayload: [String: JSONValue] {
+        var o = common(name: "contrast", id: "contrast")
+        o["command_topic"] = .string(topics.command)
+        o["command_template"] = .string("{\"op\":\"brightness\",\"contrast\":{{ value | int }}}")
+        o["state_topic"] = .string(topics.brightness)
+        o["value_template"] = .string("{{ value_json.contrast }}")
+        o["min"] = .number(0)
+        o["max"] = .number(255)
+        o["step"] = .number(1)
+        o["mode"] = .string("slider")
+        o["entity_category"] = .string("config")
+        o["icon"] = .string("mdi:brightness-6")
+        return o
+    }
+
+    /// Night mode: on or off until the next boundary.
+    var nightPayload: [String: JSONValue] {
+        var o = common(name: "night mode", id: "night")
+        o["command_topic"] = .string(topics.command)
+        o["payload_on"] = .string("{\"op\":\"brightness\",\"night\":true}")
+        o["payload_off"] = .string("{\"op\":\"brightness\",\"night\":false}")
+        o["state_topic"] = .string(topics.brightness)
+        o["value_template"] = .string("{{ 'ON' if value_json.night else 'OFF' }}")
+        o["state_on"] = .string("ON")
+        o["state_off"] = .string("OFF")
+        o["icon"] = .string("mdi:weather-night")
+        return o
+    }
 
     /// The pill: PNG bytes, retained on `<prefix>/image` (the bridge publishes the panel's picture there).
     var pillPayload: [String: JSONValue] {

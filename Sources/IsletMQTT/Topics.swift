@@ -13,6 +13,9 @@ public struct MQTTTopics: Hashable, Sendable {
     public var response: String { "\(prefix)/response" }
     /// Retained: the panel's picture as PNG (Home Assistant's image entity).
     public var image: String { "\(prefix)/image" }
+    /// Retained: night mode and the contrast, `{"night":false,"contrast":207}` (Home Assistant's
+    /// switch and number read it).
+    public var brightness: String { "\(prefix)/brightness" }
     public func activity(_ timer: String) -> String { "\(prefix)/activity/\(timer)" }
     /// Every timer's activity topic: retained ones left from before are cleared on connect.
     public var activityFilter: String { "\(prefix)/activity/+" }

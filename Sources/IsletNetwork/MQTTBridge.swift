@@ -34,6 +34,8 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     private var activities: [Activity] = []
     /// The panel's picture, and what of it goes to Home Assistant's image.
     private var pill = PillImage()
+    /// Night mode and the contrast: the latest, and what the broker holds retained (this connection).
+    private var brightness: (latest: [UInt8]?, published: [UInt8]?)
 
     private struct Guards {
         /// Commands done at most 20 a second (a burst of 40); the rest are dropped and counted.
@@ -69,7 +71,8 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         self.inbox = inbox
         link.listen(self)
         link.optionalTopics = [plan.topics.instance: "two displays with one client id will not be named",
-                               plan.topics.image: "Home Assistant's image of the pill will not change"]
+                               plan.topics.image: "Home Assistant's image of the pill will not change",
+                               plan.topics.brightness: "Home Assistant's contrast and night mode will not show their state"]
         try link.attach(to: loop)
     }
 
@@ -109,6 +112,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         link.subscribe(plan.topics.instance)
         link.send(plan.topics.instance, Array("\(instance.token) \(wall)".utf8), retain: true)
         publishChanges(activities, now: env.clock.now())
+        publishBrightness()
         pill.reconnected()
         // Without discovery there is no image entity: a picture left from when there was one goes.
         if plan.settings.discovery { publishPicture() } else { link.send(plan.topics.image, [], retain: true) }
@@ -118,6 +122,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         // A new connection publishes everything again.
         published = [:]
         announced = ([], false)
+        brightness.published = nil
     }
 
     package func linkReceived(topic: String, payload: [UInt8], retained: Bool, correlation: [UInt8]?) {
@@ -227,7 +232,16 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         activities = outcome.view.activities
         if let p = outcome.picture { pill.picture = p }
         if outcome.change != nil { publishChanges(outcome.view.activities, now: outcome.view.now) }
+        if let night = outcome.night { brightness.latest = night.brightnessPayload }
+        publishBrightness()
         publishPicture()
+    }
+
+    /// Night mode and the contrast, retained, when they changed.
+    private func publishBrightness() {
+        guard link.isUp, let latest = brightness.latest, latest != brightness.published else { return }
+        link.send(plan.topics.brightness, latest, retain: true)
+        brightness.published = latest
     }
 
     /// The panel's picture as PNG, retained on the image topic, when it changed (at most once a
@@ -267,13 +281,12 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
 
     private func wantedConfigTopics(_ activities: [Activity]) -> Set<String> {
         Set(wantedTimers(activities).flatMap { discovery.configTopics(timer: $0) })
-            .union(plan.settings.discovery ? [discovery.pillConfigTopic] : [])
+            .union(plan.settings.discovery ? discovery.deviceConfigTopics : [])
     }
 
     private func announce(_ activities: [Activity]) {
         if plan.settings.discovery, !announced.device {
-            let a = discovery.deviceAnnouncement
-            link.send(a.topic, a.payload, retain: true)
+            for a in discovery.deviceAnnouncements { link.send(a.topic, a.payload, retain: true) }
             announced.device = true
         }
         let wanted = wantedTimers(activities)

@@ -92,6 +92,8 @@ package enum PartEvent {
     case clockCaughtUp([String])
     /// A client left before its starts were saved: they are cancelled.
     case abandoned([StartTicket])
+    /// Night mode changed the panel's contrast or whether idle is dark: watchers learn it.
+    case displayChanged
 }
 
 /// What every part sees of the turn: the activities, and the instants read once for it.
@@ -116,12 +118,16 @@ package struct TurnOutcome {
     package let statusText: String
     /// What the glass shows, for the sinks that show it elsewhere (the page, Home Assistant).
     package let picture: (any PanelPicture)?
+    /// Night mode and the contrast (Home Assistant's brightness entities).
+    package let night: NightStatus?
 
-    package init(view: TurnView, change: ControlResponse?, statusText: String, picture: (any PanelPicture)? = nil) {
+    package init(view: TurnView, change: ControlResponse?, statusText: String, picture: (any PanelPicture)? = nil,
+                 night: NightStatus? = nil) {
         self.view = view
         self.change = change
         self.statusText = statusText
         self.picture = picture
+        self.night = night
     }
 }
 

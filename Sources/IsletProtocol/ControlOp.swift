@@ -4,10 +4,10 @@ import IsletCore
 /// ops that ask nothing of a timer.
 public enum ControlOp: Hashable, Sendable, CaseIterable, RawRepresentable {
     case verb(Verb)
-    case status, watch, press, testPattern
+    case status, watch, press, testPattern, brightness
 
     /// In the order `unknown_op` lists them: the verbs, then the rest.
-    public static var allCases: [ControlOp] { Verb.allCases.map(ControlOp.verb) + [.status, .watch, .press, .testPattern] }
+    public static var allCases: [ControlOp] { Verb.allCases.map(ControlOp.verb) + [.status, .watch, .press, .testPattern, .brightness] }
 
     public init?(rawValue: String) {
         if let v = Verb(rawValue: rawValue) { self = .verb(v); return }
@@ -16,6 +16,7 @@ public enum ControlOp: Hashable, Sendable, CaseIterable, RawRepresentable {
         case "watch": self = .watch
         case "press": self = .press
         case "test_pattern": self = .testPattern
+        case "brightness": self = .brightness
         default: return nil
         }
     }
@@ -28,6 +29,7 @@ public enum ControlOp: Hashable, Sendable, CaseIterable, RawRepresentable {
         case .watch: "watch"
         case .press: "press"
         case .testPattern: "test_pattern"
+        case .brightness: "brightness"
         }
     }
 }

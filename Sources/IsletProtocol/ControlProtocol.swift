@@ -65,6 +65,18 @@ public struct StartRequest: Hashable, Sendable {
     }
 }
 
+/// `brightness`'s fields: at least one; both: that mode at that contrast.
+public struct BrightnessRequest: Hashable, Sendable {
+    /// 81h, 0…255.
+    public var contrast: UInt8?
+    /// Night mode on (its contrast and `night_idle`) or off, until the next boundary.
+    public var night: Bool?
+    public init(contrast: UInt8? = nil, night: Bool? = nil) {
+        self.contrast = contrast
+        self.night = night
+    }
+}
+
 /// One parsed request line.
 public struct ControlRequest: Hashable, Sendable {
     public var op: ControlOp
@@ -77,6 +89,8 @@ public struct ControlRequest: Hashable, Sendable {
     public var holdMilliseconds: Int = 0
     /// `test_pattern`: how long the panel shows it; 0 ends it.
     public var patternSeconds: Int = ControlRequest.defaultPatternSeconds
+    /// `brightness`: the panel's contrast, night or day, until the next boundary of the night.
+    public var brightness = BrightnessRequest()
     /// The client's name for this request, echoed in its answer (MQTT clients match answers
     /// by it; a change with a request id is done at most once over MQTT).
     public var requestID: String?
@@ -104,6 +118,7 @@ public struct ControlRequest: Hashable, Sendable {
         case .verb(let verb): fields(of: verb.argument)
         case .press: ["button", "hold_ms"]
         case .testPattern: ["seconds"]
+        case .brightness: ["contrast", "night"]
         case .status, .watch: []
         }
     }
@@ -147,7 +162,7 @@ public struct ControlRequest: Hashable, Sendable {
         var r = ControlRequest(op: op)
         // A press is a finger on a button: it acts on the timer its binding names, or the most
         // recently started one, like the physical button; a timer field would be ignored.
-        let allowed = fields(of: op).union(op == .press || op == .testPattern ? ["op", "request_id"] : ["op", "timer", "request_id"])
+        let allowed = fields(of: op).union(op == .press || op == .testPattern || op == .brightness ? ["op", "request_id"] : ["op", "timer", "request_id"])
         for key in o.keys.sorted() where !allowed.contains(key) {
             throw ProtocolError("unknown_field", "\"\(op.rawValue)\" does not take \"\(key)\"; accepted: \(allowed.sorted().joined(separator: ", "))")
         }
@@ -281,6 +296,19 @@ public struct ControlRequest: Hashable, Sendable {
                 throw ProtocolError("invalid_field", "\"seconds\" is out of range: 0 (end the pattern) to \(maximumPatternSeconds)")
             }
             r.patternSeconds = s
+        case .brightness:
+            if let c = try integer("contrast") {
+                guard (0...255).contains(c) else { throw ProtocolError("invalid_field", "\"contrast\" must be 0 to 255 (81h, the panel's contrast)") }
+                r.brightness.contrast = UInt8(c)
+            }
+            switch o["night"] {
+            case nil, .null?: break
+            case .bool(let b)?: r.brightness.night = b
+            case let v?: throw ProtocolError("invalid_field", "\"night\" must be true or false, not \(v.typeName)")
+            }
+            guard r.brightness.contrast != nil || r.brightness.night != nil else {
+                throw ProtocolError("missing_field", "\"brightness\" needs \"contrast\" (0 to 255) or \"night\" (true or false)")
+            }
         case .status, .watch:
             break
         }
@@ -340,6 +368,9 @@ public struct ControlRequest: Hashable, Sendable {
             if holdMilliseconds > 0 { o["hold_ms"] = .number(Double(holdMilliseconds)) }
         case .testPattern:
             o["seconds"] = .number(Double(patternSeconds))
+        case .brightness:
+            if let c = brightness.contrast { o["contrast"] = .number(Double(c)) }
+            if let n = brightness.night { o["night"] = .bool(n) }
         case .status, .watch:
             break
         }

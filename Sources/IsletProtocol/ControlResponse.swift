@@ -71,8 +71,10 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var sync: SyncStatus?
     /// The web page; absent without `[web]`.
     public var web: WebStatus?
+    /// Night mode and the panel's contrast.
+    public var night: NightStatus?
 
-    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil, mqtt: MQTTStatus? = nil, sync: SyncStatus? = nil, web: WebStatus? = nil) {
+    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil, mqtt: MQTTStatus? = nil, sync: SyncStatus? = nil, web: WebStatus? = nil, night: NightStatus? = nil) {
         self.pid = pid
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -93,12 +95,13 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         self.mqtt = mqtt
         self.sync = sync
         self.web = web
+        self.night = night
     }
 
     enum CodingKeys: String, CodingKey {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
         case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
-        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt, sync, web
+        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt, sync, web, night
     }
 }
 

@@ -21,10 +21,14 @@ public struct Scene: Sendable, Hashable {
 public struct PresentationPolicy: Sendable, Equatable {
     public var expandedUntil: Instant?
     public var expandedTimer: String?
+    /// Night mode with `night_idle = dark`: ended activities still lingering are not shown, so a
+    /// panel with nothing running or paused is dark (docs/DISPLAY.md "Night").
+    public var darkWhenIdle = false
     public init() {}
 
     public func scene(of activities: [Activity], now: Instant) -> Scene? {
         guard !activities.isEmpty else { return nil }
+        if darkWhenIdle, activities.allSatisfy({ $0.ending != nil }) { return nil }
         if activities.count == 1 {
             let only = activities
             if let until = expandedUntil, now < until { return Scene(activities: only, presentation: .expanded, now: now) }

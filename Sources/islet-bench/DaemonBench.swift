@@ -22,7 +22,7 @@ struct DaemonBench {
     var isletd: String { binDir + "/isletd" }
     var isletctl: String { binDir + "/isletctl" }
 
-    static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .rssKibPeak, .pssKib, .privateKib, .startToFirstFrameMs,
+    static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSRunningNight, .rssKibPeak, .pssKib, .privateKib, .startToFirstFrameMs,
                               .buttonToBusUsP50, .buttonToBusUsP99, .tickLatenessMsP99, .tickLatenessMsMax]
 
     func run(into r: inout Results) {
@@ -170,6 +170,15 @@ struct DaemonBench {
             r[.wakeupsPerSIdle] = wakeups(d.pid, seconds: windowS)
         } else {
             r[.wakeupsPerSIdle] = .missing("isletctl reset failed")
+        }
+        // 7. Night mode (asked for, so the figure does not depend on the hour): a running
+        // countdown must wake the daemon as often as by day, no more.
+        if let n = ctl("brightness", "night"), n.status == 0, let s = ctl("start", "--seconds", "600"), s.status == 0 {
+            // Past the start's expanded view (5 s) and its write, as the day's figure is.
+            Clocks.sleep(ms: 6500)
+            r[.wakeupsPerSRunningNight] = wakeups(d.pid, seconds: windowS)
+        } else {
+            r[.wakeupsPerSRunningNight] = .missing("isletctl brightness night or start failed")
         }
 
         r[.rssKibPeak] = Processes.statusKiB(d.pid, "VmHWM").map { .value(Double($0)) }

@@ -33,6 +33,7 @@ enum Key: String, CaseIterable, Sendable {
     case wakeupsPerSPaused = "wakeups_per_s_paused"
     case wakeupsPerSMinimal = "wakeups_per_s_two_minimal"
     case wakeupsPerSIdle = "wakeups_per_s_idle"
+    case wakeupsPerSRunningNight = "wakeups_per_s_running_night"
     case rssKibPeak = "rss_kib_peak"
     case pssKib = "pss_kib"
     case privateKib = "private_kib"
@@ -81,6 +82,7 @@ enum Key: String, CaseIterable, Sendable {
         case .wakeupsPerSPaused: "isletd wake-ups/s, paused"
         case .wakeupsPerSMinimal: "isletd wake-ups/s, two minimal icons"
         case .wakeupsPerSIdle: "isletd wake-ups/s, idle"
+        case .wakeupsPerSRunningNight: "isletd wake-ups/s, running, night mode"
         case .rssKibPeak: "isletd peak RSS"
         case .pssKib: "isletd PSS at the end"
         case .privateKib: "isletd private memory at the end"
@@ -120,7 +122,7 @@ enum Key: String, CaseIterable, Sendable {
         case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99,
              .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99,
              .webCommandToEventUsP50, .webCommandToEventUsP99: "us"
-        case .wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSPausedMQTT,
+        case .wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSRunningNight, .wakeupsPerSPausedMQTT,
              .wakeupsPerSRunningWeb, .wakeupsPerSPausedWeb: "/s"
         case .rssKibPeak, .rssKibPeakWeb, .pssKib, .privateKib, .rssKibPeakMQTTSync, .pssKibMQTTSync, .privateKibMQTTSync: "KiB"
         case .startToFirstFrameMs, .tickLatenessMsP99, .tickLatenessMsMax: "ms"

@@ -24,6 +24,9 @@ public enum CtlMain {
       test-pattern [--seconds S | --off]
                                  show the alignment pattern on the panel for S seconds
                                  (default 30): border, corner marks, rulers, checkerboard
+      brightness N | night | day [--json]
+                                 the panel's contrast (0-255) or night mode on/off, until
+                                 the next boundary of [display] night
       status [--json] [--timer ID]
       watch [--json] [--timer ID]  a live picture of the pill (of one timer with --timer),
                                  or the raw JSON Lines stream (every activity)
@@ -95,6 +98,8 @@ public enum CtlMain {
             else if parsed.request.op == .testPattern {
                 let s = parsed.request.patternSeconds
                 print(s == 0 ? "test pattern ended" : "test pattern on the panel for \(s) s (isletctl test-pattern --off ends it)")
+            } else if parsed.request.op == .brightness {
+                print(response.status?.night?.line ?? "done")
             } else if parsed.request.op == .press {
                 // The answer is the state at the press; the gesture acts once it is recognized (a
                 // press of a button that also has a long press: at its release), so say only that.
@@ -152,8 +157,9 @@ public enum CtlMain {
                 guard op != .press else {
                     throw Usage(message: "press takes no --timer: a button acts on the timer its binding names ([buttons] on.NAME.GESTURE = ACTION@TIMER) or the most recently started one")
                 }
+                guard op != .brightness else { throw Usage(message: "brightness takes no --timer: it is the panel's, not a timer's") }
                 p.request.timer = try value(a)
-            case "--json": try allowed([.status, .watch], a); p.json = true
+            case "--json": try allowed([.status, .watch, .brightness], a); p.json = true
             case "--minutes":
                 try allowed([.verb(.start)], a)
                 guard p.request.start.seconds == nil else { throw Usage(message: "give --minutes or --seconds, not both") }
@@ -210,6 +216,15 @@ public enum CtlMain {
         if op == .press {
             guard positional.count == 1 else { throw Usage(message: "press needs one BUTTON") }
             p.request.button = positional[0]
+        } else if op == .brightness {
+            guard positional.count == 1 else { throw Usage(message: "brightness needs one of: a contrast 0-255, night, day") }
+            switch positional[0] {
+            case "night": p.request.brightness.night = true
+            case "day": p.request.brightness.night = false
+            case let v:
+                guard let n = Int(v), (0...255).contains(n) else { throw Usage(message: "brightness needs a contrast 0-255, night or day (got \"\(v)\")") }
+                p.request.brightness.contrast = UInt8(n)
+            }
         } else if let extra = positional.first {
             throw Usage(message: "unexpected argument \"\(extra)\"")
         }
@@ -246,6 +261,7 @@ public enum CtlMain {
             if let m = st.mqtt { lines.append(m.line) }
             if let g = st.sync { lines.append(g.line) }
             if let w = st.web { lines.append(w.line) }
+            if let n = st.night { lines.append(n.line) }
         }
         return lines.joined(separator: "\n")
     }

@@ -89,7 +89,7 @@ import IsletProtocol
     }
 
     @Test func thePillIsAnImageEntityOfTheDeviceReadingTheImageTopic() throws {
-        let a = d.deviceAnnouncement
+        let a = try #require(d.deviceAnnouncements.first)
         #expect(a.topic == "homeassistant/image/islet-0ce2fdf8b425/pill/config")
         #expect(d.isConfigTopic(a.topic))
         let o = try object(a.payload)
@@ -111,13 +111,37 @@ import IsletProtocol
         }
     }
 
+    /// The contrast (a number, 0–255 like 81h) and night mode (a switch) send `brightness`
+    /// requests the protocol accepts, and read the retained brightness topic.
+    @Test func contrastAndNightModeAreDeviceEntitiesSendingBrightness() throws {
+        let byTopic = Dictionary(uniqueKeysWithValues: d.deviceAnnouncements.map { ($0.topic, $0.payload) })
+        let number = try object(try #require(byTopic["homeassistant/number/islet-0ce2fdf8b425/contrast/config"]))
+        let toggle = try object(try #require(byTopic["homeassistant/switch/islet-0ce2fdf8b425/night/config"]))
+        #expect(number["min"] == .number(0) && number["max"] == .number(255) && number["step"] == .number(1))
+        for o in [number, toggle] {
+            #expect(o["command_topic"] == .string("islet/islet-0ce2fdf8b425/command"))
+            #expect(o["state_topic"] == .string("islet/islet-0ce2fdf8b425/brightness"))
+        }
+        #expect(number["command_template"] == .string(#"{"op":"brightness","contrast":{{ value | int }}}"#))
+        for (key, night) in [("payload_on", true), ("payload_off", false)] {
+            guard case .string(let payload)? = toggle[key] else { Issue.record("no \(key)"); continue }
+            let r = try ControlRequest.parse(Array(payload.utf8))
+            #expect(r.op == .brightness && r.brightness.night == night && r.brightness.contrast == nil)
+        }
+        // The number's template with a value, as Home Assistant renders it, parses too.
+        let sent = try ControlRequest.parse(Array(#"{"op":"brightness","contrast":42}"#.utf8))
+        #expect(sent.brightness.contrast == 42)
+        for topic in d.deviceConfigTopics { #expect(d.isConfigTopic(topic)) }
+        #expect(Set(d.deviceConfigTopics).isDisjoint(with: d.configTopics(timer: "contrast") + d.configTopics(timer: "night")))
+    }
+
     @Test func withAPageEveryEntityLinksTheDeviceToIt() throws {
         let web = HomeAssistantDiscovery(prefix: "homeassistant", node: "desk", topics: MQTTTopics(prefix: "islet/desk"),
                                          device: .init(name: "Islet desk", model: "SSD1306 128x32", version: "1.0",
                                                        configurationURL: "http://islet.local:8080/"),
                                          defaultMinutes: 20)
-        let all = web.announcements(timer: "meditation") + [web.deviceAnnouncement]
-        #expect(all.count == 10)
+        let all = web.announcements(timer: "meditation") + web.deviceAnnouncements
+        #expect(all.count == 12)
         for a in all {
             guard case .object(let device)? = try object(a.payload)["device"] else { Issue.record("no device in \(a.topic)"); continue }
             #expect(device["configuration_url"] == .string("http://islet.local:8080/"), "\(a.topic)")

@@ -41,6 +41,11 @@ public func removeTree(_ path: String) {
     try? FileManager.default.removeItem(atPath: path)
 }
 
+/// A whole file's bytes, or nil when it cannot be read (the system's tzdata in the zone tests).
+public func readBinaryFile(_ path: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: path).map { Array($0) }
+}
+
 /// A whole text file, or nil when it cannot be read.
 public func readTextFile(_ path: String) -> String? {
     guard let f = fopen(path, "rb") else { return nil }
