@@ -94,6 +94,50 @@ class Commands(MQTTCase):
         self.assertEqual(stable(r["activities"][0]), stable(d.activity()))
         figure(f"command round trip (mosquitto_pub -> response): {rtt * 1000:.0f} ms including mosquitto_pub's start")
 
+    def test_a_pushed_until_activity_is_an_activity_like_any_other(self):
+        """README.md "The state machine": start kind until and update over the command topic; the
+        pushed timer gets its own retained activity topic; an update to a countdown is
+        kind_mismatch and an unknown icon lists the names, each answered and changing nothing."""
+        d = self.daemon()
+        responses = self.broker.listen([d.topic("response")])
+        self.addCleanup(responses.stop)
+        laundry = d.topic("activity/laundry")
+        live = self.broker.listen([laundry])
+        self.addCleanup(live.stop)
+
+        def ask(req):
+            mark = responses.mark()
+            self.broker.pub(d.topic("command"), json.dumps(req))
+            m = responses.wait_for(lambda m: json.loads(m.payload).get("request_id") == req["request_id"], timeout=5, start=mark)
+            self.assertIsNotNone(m, f"no answer to {req}")
+            return json.loads(m.payload)
+
+        ends = int(time.time()) + 3300
+        r = ask({"op": "start", "kind": "until", "timer": "laundry", "title": "Laundry", "icon": "laundry",
+                 "ends_at": ends, "text": "Washing", "request_id": "u1"})
+        self.assertTrue(r.get("ok"), r)
+        m = live.wait_for(lambda m: m.payload and json.loads(m.payload)["content"]["pushed"].get("text") == "Washing", timeout=5)
+        self.assertIsNotNone(m, "nothing pushed on activity/laundry")
+        a = json.loads(m.payload)
+        self.assertEqual((a["attributes"]["kind"], a["phase"]), ("until", "running"))
+        self.assertLess(abs(a["remaining_seconds"] - (ends - time.time())), 3, a)
+
+        mark = live.mark()
+        self.assertTrue(ask({"op": "update", "timer": "laundry", "progress": 0.5, "text": "Rinsing", "request_id": "u2"}).get("ok"))
+        m = live.wait_for(lambda m: m.payload and json.loads(m.payload)["content"]["pushed"].get("text") == "Rinsing", timeout=5, start=mark)
+        self.assertIsNotNone(m, "the update was not pushed")
+        self.assertEqual(json.loads(m.payload)["content"]["pushed"]["progress"], 0.5)
+        self.assertIn(laundry, self.broker.retained([laundry]), "the pushed timer's activity is retained")
+
+        d.request({"op": "start", "seconds": 600})
+        r = ask({"op": "update", "timer": "meditation", "text": "x", "request_id": "u3"})
+        self.assertEqual(r["error"]["code"], "kind_mismatch", r)
+        r = ask({"op": "start", "kind": "until", "timer": "toaster", "icon": "toaster", "request_id": "u4"})
+        self.assertEqual(r["error"]["code"], "invalid_attributes", r)
+        self.assertIn("laundry", r["error"]["message"], "the refusal lists the icons there are")
+        self.assertIsNone(d.activity("toaster"))
+        self.assertEqual(d.activity()["phase"], "running")
+
     def test_mqtt5_request_response_copies_correlation_data(self):
         d = self.daemon()
         d.request({"op": "start", "seconds": 600})
