@@ -94,6 +94,29 @@ class Page(WebCase):
             self.assertLess(took, REACH_S, f"isletctl {' '.join(args)}: {what} took {took:.2f} s (bound {REACH_S} s)")
         figure("isletctl to the page (from the command's start): " + "; ".join(steps))
 
+    def test_j_an_until_activity_reads_as_its_source_says(self):
+        """A pushed activity's row: its title, its status text where a cycle would be, its time to
+        the source's end (ticking like a countdown's) or its progress, and no pause or resume."""
+        d = self.daemon()
+        b = self.browser.open(d.url)
+        self.ctl_ok(d, "start", "--until", "+10", "--timer", "laundry", "--title", "Laundry", "--icon", "laundry",
+                    "--text", "Washing")
+        b.wait(lambda: (b.row("laundry") or {}).get("kind") == "until", "the laundry's row")
+        li = "#list > li.act[data-timer='laundry']"
+        self.assertEqual(b.text(li + " .name"), "Laundry")
+        self.assertEqual(b.text(li + " .cycle"), "Washing")
+        self.assertFalse(b.js(f"return document.querySelector(\"{li} [data-op='pause']\").offsetParent !== null"),
+                         "an until activity offers Pause")
+        first = b.row("laundry")["time"]
+        self.assertRegex(first, r"^(10:00|9:[0-5][0-9])$")
+        b.wait(lambda: b.row("laundry")["time"] != first, "the time to the source's end ticks", 3)
+        # Progress only: the row shows what the glass shows.
+        self.assertTrue(d.request({"op": "update", "timer": "laundry", "ends_at": None, "progress": 0.42, "text": "Rinsing"}).get("ok"))
+        b.wait(lambda: b.row("laundry")["time"] == "42%", "42% on the row")
+        self.assertEqual(b.text(li + " .cycle"), "Rinsing")
+        self.assertEqual(self.activity(d, "laundry")["shown"], "42%")
+        figure("until row: Laundry, Washing, then 42% Rinsing")
+
     def test_g_arabic_right_to_left_with_ascii_times(self):
         d = self.daemon()
         self.ctl_ok(d, "start", "--seconds", "4000", "--title", "تأمل")

@@ -35,8 +35,13 @@ public struct ActivityReport: Codable, Sendable {
         case .stopwatch: try c.encode(exact.jsonSeconds, forKey: .elapsedSeconds)
         case .countdown: try c.encode(exact.jsonSeconds, forKey: .remainingSeconds)
         case .until(let initial):
-            // Without an end from its source there is no time left to tell: progress is the figure.
-            guard (activity.content.pushed ?? initial).endsAt != nil else { return }
+            let pushed = activity.content.pushed ?? initial
+            guard pushed.endsAt != nil || activity.phase != .running else {
+                // No end from its source: no time left to tell. What the glass shows instead is
+                // the progress (rounded down, as drawn), else nothing.
+                try c.encode(pushed.progress.map { "\(Int(($0 * 100).rounded(.down)))%" } ?? "", forKey: .shown)
+                return
+            }
             try c.encode(exact.jsonSeconds, forKey: .remainingSeconds)
         }
         try c.encode(ShownTime.format(ShownTime.seconds(of: activity, at: now)), forKey: .shown)

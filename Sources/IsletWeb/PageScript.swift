@@ -163,15 +163,20 @@ extension PageAssets {
       applySession();
     }
     function paintRow(li, a, onPill) {
-      const at = a.attributes || {}, c = a.content || {}, sw = at.kind === "stopwatch";
+      const at = a.attributes || {}, c = a.content || {}, sw = at.kind === "stopwatch", until = at.kind === "until";
       li.dataset.phase = a.phase;
       li.dataset.stale = String(!!c.stale);
       li.dataset.shown = String(onPill);
-      li.dataset.kind = sw ? "stopwatch" : "countdown";
-      setText(li.querySelector(".name"), at.title || t(sw ? "stopwatch" : "meditation"));
+      li.dataset.kind = sw ? "stopwatch" : until ? "until" : "countdown";
+      // An until activity is named by its source; its status text stands where a cycle would.
+      setText(li.querySelector(".name"), at.title || (until ? a.timer : t(sw ? "stopwatch" : "meditation")));
       setText(li.querySelector(".tid"), a.timer);
       setText(li.querySelector(".phase"), t(a.phase === "cycle_end" ? "cycle_complete" : a.phase, a.phase));
-      li.querySelector(".cycle").replaceChildren(...(sw ? [] : fill(c.cycles ? "cycle" : "cycle_open", c)));
+      const said = until && c.pushed && typeof c.pushed.text === "string" ? [c.pushed.text] : [];
+      li.querySelector(".cycle").replaceChildren(...(sw ? [] : until ? said : fill(c.cycles ? "cycle" : "cycle_open", c)));
+      // Its source owns the end: nothing here pauses it.
+      li.querySelector('[data-op="pause"]').hidden = until;
+      li.querySelector('[data-op="resume"]').hidden = until;
       li.querySelector(".stale").hidden = !c.stale;
       setText(li.querySelector(".time"), a.shown);
       li.querySelector('[data-op="pause"]').classList.toggle("primary", a.phase === "running" || a.phase === "cycle_end");
