@@ -73,6 +73,24 @@ class Group(SyncCase):
             self.assertEqual(sorted(s["peers"]), sorted(x.name for x in trio if x is not d), s)
             self.assertIsNone(s.get("last_conflict"), s)
 
+    def test_a_pushed_until_activity_and_its_updates_show_on_the_group(self):
+        """An until activity pushed to one display of two (its MQTT command topic, as Home
+        Assistant would), then updated on the other: both show the source's content and the same
+        panel; an alert expands both."""
+        a, b = self.display("kitchen"), self.display("hall")
+        pair = [a, b]
+        ends = int(time.time()) + 1800
+        self.broker.pub(a.topic("command"), json.dumps({"op": "start", "kind": "until", "timer": "laundry", "title": "Laundry",
+                                                         "icon": "laundry", "ends_at": ends, "text": "Washing"}))
+        wait_until("the laundry shows on both", lambda: self.phases(pair, "laundry") == ["running"] * 2)
+        self.assertEqual({d.activity("laundry")["content"]["pushed"]["ends_at"] for d in pair}, {a.activity("laundry")["content"]["pushed"]["ends_at"]})
+        r = b.request({"op": "update", "timer": "laundry", "text": "Spinning", "progress": 0.8, "alert": True})
+        self.assertTrue(r.get("ok"), r)
+        wait_until("hall's update shows on kitchen",
+                   lambda: all((d.activity("laundry") or {}).get("content", {}).get("pushed", {}).get("text") == "Spinning" for d in pair))
+        wait_until("the alert expands both", lambda: all(d.status()["status"]["presentation"] == "expanded" for d in pair))
+        self.same_frame(pair, "the expanded laundry is the same on both panels")
+
     def test_retained_record_is_the_group_state(self):
         """The broker holds one retained record per timer under the group's prefix, with the
         revision of the last change; an old record published by hand is answered with the newer."""
