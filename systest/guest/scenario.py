@@ -116,6 +116,7 @@ def phase1():
     S("d3-watchdog", d.step_d3_watchdog, "a-apt-install")
     S("e-clock-step", d.step_e_clock, "a-apt-install")
     S("f-upgrade", d.step_f_upgrade, "a-apt-install")
+    S("f2-newer-schema", d.step_f2_newer_schema, "a-apt-install")
     S("j1-mqtt", steps_remote.step_j1_mqtt, "a-apt-install")
     S("j3-web", steps_remote.step_j3_web, "a-apt-install")
     S("g1-purge", i.step_g1_purge, "a-apt-install")

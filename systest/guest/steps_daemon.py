@@ -1,5 +1,6 @@
 """The scenario's steps about the daemon's life: reload (d1), stop (d2), the watchdog (d3), clock
 steps (e), the upgrade (f), the reboot (h1, h2) and the checks of the whole run (z)."""
+import os
 import re
 import subprocess
 import time
@@ -165,9 +166,18 @@ def step_e_clock():
     run("isletctl", "reset")
 
 
+def until_ends_at():
+    """The laundry's `ends_at` as status reports it (none when it is gone)."""
+    status_json("/run/u.json")
+    return jget("/run/u.json", '[a["content"]["pushed"].get("ends_at") for a in d["activities"] if a["timer"] == "laundry"][0]')
+
+
 def step_f_upgrade():
     ensure_daemon()
     run("isletctl", "start", "--seconds", DURATION)
+    # A pushed activity beside it (state file schema 2): its source's end survives the upgrade.
+    run("isletctl", "start", "--until", "+50", "--timer", "laundry", "--title", "Laundry", "--icon", "laundry", "--text", "Washing")
+    e0 = until_ends_at()
     time.sleep(1)
     r0, u0, h0 = status_now()
     pid = unit_prop("MainPID")
@@ -180,7 +190,34 @@ def step_f_upgrade():
     log("MainPID %s -> %s (%s)" % (pid, new, "restarted" if new != pid else "not restarted"))
     check("the timer is still running", lambda: is_phase("running"))
     expect_remaining(r0, u0, h0, 0.3, "after the upgrade")
+    e1 = until_ends_at()
+    check("the laundry's end is the same after the upgrade (%s, then %s)" % (e0, e1), e0 == e1 and e0.startswith("20"))
+    run("isletctl", "reset", "--timer", "laundry")
     run("isletctl", "reset")
+
+
+def step_f2_newer_schema():
+    """A downgrade meets a state file a newer Islet wrote: moved aside with a message naming
+    the schemas, never a crash, never a guess (README.md, "The content state")."""
+    ensure_daemon()
+    run("systemctl", "stop", "isletd")
+    path = "/var/lib/islet/activities.json"
+    newer = '{"schema":3,"saved_at":"2026-12-06T10:00:00.000Z","activities":[{"attributes":{"kind":"teleport"}}]}\n'
+    write(path, newer)
+    run("chown", "--reference=/var/lib/islet", path)
+    t = int(time.time())
+    time.sleep(1)
+    run("systemctl", "start", "isletd")
+    check("active with a newer state file", lambda: quiet_ok("systemctl", "is-active", "--quiet", "isletd"))
+    j = journal_since(t)
+    tee("/run/j-schema.txt", j)
+    check("the journal names the newer schema and the ones this version reads",
+          "schema 3 was written by a newer Islet" in j and "reads schemas 1 to 2" in j)
+    aside = [f for f in os.listdir("/var/lib/islet") if f.startswith("activities.json.bad-")]
+    check("the newer file is kept aside whole (%s)" % aside, len(aside) == 1 and read("/var/lib/islet/" + aside[0]) == newer.rstrip("\n"))
+    check("nothing guessed: no activity", lambda: is_phase("idle"))
+    for f in aside:
+        os.remove("/var/lib/islet/" + f)
 
 
 def host_clock_offset():
