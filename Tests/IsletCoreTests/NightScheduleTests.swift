@@ -53,11 +53,13 @@ import IsletCore
     /// A window wholly inside the gap is empty that day: both ends fall at 03:00 CEST.
     @Test func aWindowInsideTheGapIsEmpty() throws {
         let s = try Self.schedule("02:10-02:40", "Europe/Berlin")
-        #expect(s.nextBoundary(after: try Self.utc("2026-03-29T00:00:00Z")) == (try Self.utc("2026-03-29T01:00:00Z")))
+        let gapEnd = try Self.utc("2026-03-29T01:00:00Z")
+        #expect(s.nextBoundary(after: try Self.utc("2026-03-29T00:00:00Z")) == gapEnd)
         for t in ["2026-03-29T00:59:59Z", "2026-03-29T01:00:00Z", "2026-03-29T01:30:00Z"] {
             #expect(!s.isNight(at: try Self.utc(t)), "\(t)")
         }
-        #expect(s.nextBoundary(after: try Self.utc("2026-03-29T01:00:00Z")) == (try Self.utc("2026-03-30T00:10:00Z")))
+        let nextEvening = try Self.utc("2026-03-30T00:10:00Z")
+        #expect(s.nextBoundary(after: try Self.utc("2026-03-29T01:00:00Z")) == nextEvening)
     }
 
     /// Berlin, 2026-10-25 (03:00 CEST becomes 02:00 CET): 02:30 happens twice; the night starts
@@ -103,11 +105,13 @@ import IsletCore
                            ("2026-05-02T00:59:59Z", true), ("2026-05-02T01:00:00Z", false), ("2026-05-02T12:00:00Z", false)] {
             #expect(across.isNight(at: try Self.utc(t)) == night, "\(t)")
         }
-        #expect(across.nextBoundary(after: try Self.utc("2026-05-02T00:30:00Z")) == (try Self.utc("2026-05-02T01:00:00Z")))
+        let acrossEnds = try Self.utc("2026-05-02T01:00:00Z")
+        #expect(across.nextBoundary(after: try Self.utc("2026-05-02T00:30:00Z")) == acrossEnds)
         let within = NightSchedule(window: try #require(NightWindow(parsing: "01:00-05:00")), zone: .utc)
         #expect(!within.isNight(at: try Self.utc("2026-05-02T00:59:59Z")))
         #expect(within.isNight(at: try Self.utc("2026-05-02T01:00:00Z")))
-        #expect(within.nextBoundary(after: try Self.utc("2026-05-02T05:00:00Z")) == (try Self.utc("2026-05-03T01:00:00Z")))
+        let withinStarts = try Self.utc("2026-05-03T01:00:00Z")
+        #expect(within.nextBoundary(after: try Self.utc("2026-05-02T05:00:00Z")) == withinStarts)
     }
 
     /// Every next boundary is strictly later, and the state flips only there: a walk through a
