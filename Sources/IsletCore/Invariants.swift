@@ -42,6 +42,13 @@ extension Activity {
         case .paused, .complete, .idle, .tracking: break
         }
         if let v = content.violation(for: attributes.kind) { return v.inside("content") }
+        if case .until(let initial) = attributes.kind {
+            // A source's end is at most 24 h after the change that set it: the start's after the
+            // start, the content's after its last update. A forged record or a hand-edited file
+            // cannot hold an end in 2199 that no request could have set.
+            if let v = TimerMachine.horizonViolation(initial, now: startedAt) { return v.inside("attributes") }
+            if let p = content.pushed, let v = TimerMachine.horizonViolation(p, now: updatedAt) { return v.inside("content.pushed") }
+        }
         switch (content.display, ending) {
         case (.complete, nil): return InvariantViolation(field: "ended_at", "a complete activity has ended: ended_at is missing")
         case (.complete, _), (_, nil): return nil

@@ -32,10 +32,12 @@ extension RenderState {
     /// the cache without allocating.
     mutating func customIcon(_ base64: String) -> IconImage? {
         if let hit = customIcons[base64] { return hit }
-        guard let image = try? CustomIcon.decode(base64: base64) else { return nil }
+        // One that does not decode (a peer's record is not checked like a request) is kept as
+        // nil too: it is not decoded again on every frame.
+        let image = try? CustomIcon.decode(base64: base64)
         // Bounded: at most as many as activities can exist, and a forgotten one is cheap to decode again.
         if customIcons.count >= Self.maximumCustomIcons { customIcons.removeAll(keepingCapacity: true) }
-        customIcons[base64] = image
+        customIcons[base64] = .some(image)
         return image
     }
 

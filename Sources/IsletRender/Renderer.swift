@@ -155,7 +155,7 @@ struct RenderState: ~Copyable {
     /// Time faces (bit 2·index, +1 when dimmed) whose digits are already rendered.
     var warmedTimeFaces: UInt32 = 0
     /// Custom icons sent with activities, decoded once (`customIcon(_:)`).
-    var customIcons: [String: IconImage] = [:]
+    var customIcons: [String: IconImage?] = [:]
 
     init(_ faces: LoadedFaces) {
         library = faces.library

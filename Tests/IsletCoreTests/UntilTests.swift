@@ -119,6 +119,17 @@ import IsletCore
         var countdown = try #require(started())
         countdown.content.pushed = PushedContent(text: "x")
         #expect(countdown.violation()?.field == "content.pushed")
+        // An end no request could have set (more than 24 h after the change that set it), as a
+        // forged sync record or an edited state file might carry it.
+        var farPushed = a
+        farPushed.content.pushed?.endsAt = Instant(milliseconds: 7_258_118_399_000)
+        #expect(farPushed.violation()?.field == "content.pushed.ends_at")
+        var farStart = a
+        farStart.attributes.kind = .until(PushedContent(endsAt: a.startedAt + .seconds(24 * 3600 + 1)))
+        #expect(farStart.violation()?.field == "attributes.ends_at")
+        var atBound = a
+        atBound.content.pushed?.endsAt = a.updatedAt + .seconds(24 * 3600)
+        #expect(atBound.violation() == nil)
         countdown.content.pushed = nil
         countdown.content.display = .tracking
         #expect(countdown.violation()?.field == "content.reference")

@@ -94,6 +94,16 @@ struct UntilRenderTests {
         #expect(drawn[7] == "#......##......#")
     }
 
+    @Test func aCustomIconThatDoesNotDecodeShowsTheKindsBell() throws {
+        let r = try Shared.get()
+        // Well-formed base64 of "P4\n40 40\n": a size no icon has (a peer's record is not checked as a request is).
+        let a = try until(PushedContent(endsAt: t0 + .seconds(60)), icon: .custom(base64: TestPictures.base64(Array("P4\n40 40\n".utf8))))
+        for _ in 0..<2 {
+            let frame = r.render([a], presentation: .compact, now: t0, size: .w128h32)
+            #expect(crop(frame, x: 2, y: (29 - 16) / 2, w: 16, h: 16) == Icon.bell.image.art(.medium))
+        }
+    }
+
     @Test func thePersonsSessionOutranksWhatTheHomePushesAndTheMostRecentLeadsOnATie() throws {
         let meditation = try PropertyTests.countdown(minutes: 20)
         let laundry = try until(PushedContent(endsAt: t0 + .seconds(900)))
