@@ -35,3 +35,47 @@ struct TickUnderRequestsTests {
         #expect(last.frames - first.frames >= seconds, "\(seconds) seconds passed but \(last.frames - first.frames) frames were sent")
     }
 }
+
+/// A source pushing updates as fast as the socket takes them (issue 38): every update is taken
+/// in order, the person at the socket is answered meanwhile, and the shown time stays the
+/// source's (README.md "Fair to every client").
+@Suite("a flood of pushed updates", .offPool, .timeLimit(.minutes(1)))
+struct UpdateFloodTests {
+    @Test("10,000 pipelined updates: all answered in order, a status from another client within 1 s, the time right")
+    func floodOfUpdates() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        let ends = Int(Date().timeIntervalSince1970) + 1200
+        let start = try d.request(#"{"op":"start","kind":"until","timer":"laundry","ends_at":\#(ends),"text":"Washing"}"#)
+        #expect(start?["ok"] as? Bool == true, "\(String(describing: start))")
+        let flood = try d.client()
+        var lines: [UInt8] = []
+        let n = 10_000
+        for i in 0..<n { lines += Array(#"{"op":"update","timer":"laundry","progress":\#(Double(i % 100) / 100),"text":"step \#(i)"}"#.utf8) + [10] }
+        flood.sendInBackground(lines)
+        let person = try d.client()
+        var slowest = 0.0
+        let t0 = Date()
+        var answered = 0
+        while answered < n, Date().timeIntervalSince(t0) < 30 {
+            // The flood's answers are read as they come; a person asks for status between them.
+            guard let r = flood.readJSON() else { break }
+            #expect(r["ok"] as? Bool == true, "\(r)")
+            answered += 1
+            if answered % 1000 == 0 {
+                let asked = Date()
+                person.send(#"{"op":"status"}"# + "\n")
+                let s = person.readJSON()
+                slowest = max(slowest, Date().timeIntervalSince(asked))
+                #expect(s?["ok"] as? Bool == true)
+            }
+        }
+        #expect(answered == n, "\(answered) of \(n) updates answered")
+        #expect(slowest < 1.0, "a status waited \(slowest) s behind the flood")
+        let a = ((try d.request(#"{"op":"status"}"#))?["activities"] as? [[String: Any]])?.first
+        let pushed = (a?["content"] as? [String: Any])?["pushed"] as? [String: Any]
+        #expect(pushed?["text"] as? String == "step \(n - 1)", "the last update is the one in force: \(String(describing: pushed))")
+        let remaining = a?["remaining_seconds"] as? Double ?? -1
+        #expect(abs(remaining - (Double(ends) - Date().timeIntervalSince1970)) < 2, "remaining \(remaining)")
+    }
+}
