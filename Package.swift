@@ -35,6 +35,8 @@ let package = Package(
         // libmicrohttpd for the web page, loaded with dlopen only when [web] is set; its header
         // comes from libmicrohttpd-dev, the library from libmicrohttpd12 (docs/WEB.md).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
+        // 1-bit PNGs of the panel through libpng's full write API (the simplified one writes 8-bit only).
+        .target(name: "CPNGEncode", dependencies: ["CPNG"]),
         // A thin C shim over libgpiod whose interface does not leak the 1.6 API.
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
@@ -46,7 +48,7 @@ let package = Package(
         // no C, no other Islet module.
         .target(name: "IsletFrame", swiftSettings: strict),
         .target(name: "IsletRender",
-                dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno", "CFreeType", "CFriBidi", "CPNG"],
+                dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno", "CFreeType", "CFriBidi", "CPNG", "CPNGEncode"],
                 exclude: ["Localization"],
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
@@ -128,7 +130,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletSyncTests", dependencies: ["IsletSync", "IsletCore", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletFrameTests", dependencies: ["IsletFrame"], swiftSettings: strict),
-        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport"],
+        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport", "CPNG"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletSystem", "IsletErrno", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletInputTests", dependencies: ["IsletInput", "IsletCore"], swiftSettings: strict),

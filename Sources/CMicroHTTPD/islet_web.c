@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
@@ -222,6 +223,26 @@ const char *islet_web_argument(struct MHD_Connection *connection, const char *na
 
 int islet_web_header_count(struct MHD_Connection *connection) {
     return lib.get_values(connection, MHD_HEADER_KIND, NULL, NULL);
+}
+
+// Counts the headers named `cls` (libmicrohttpd's lookup returns only the first of several).
+struct occurrences {
+    const char *name;
+    int count;
+};
+
+static enum MHD_Result count_named(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    (void)value;
+    struct occurrences *o = cls;
+    if (key && strcasecmp(key, o->name) == 0) o->count++;
+    return MHD_YES;
+}
+
+int islet_web_header_occurrences(struct MHD_Connection *connection, const char *name) {
+    struct occurrences o = {name, 0};
+    lib.get_values(connection, MHD_HEADER_KIND, count_named, &o);
+    return o.count;
 }
 
 void islet_web_suspend(struct MHD_Connection *connection) { lib.suspend(connection); }

@@ -2,6 +2,7 @@ import IsletErrno
 import IsletSystem
 import IsletFrame
 import CPNG
+import CPNGEncode
 
 /// Writing a frame as a file a person can open: plain PBM (P1, `1` is a lit pixel) or PNG.
 public enum ImageFile {
@@ -80,34 +81,22 @@ public enum ImageFile {
 
     /// The bitmap as PNG bytes in memory (1-bit grey, lit pixels white), each pixel
     /// `scale`×`scale`: what the page's `frame.png` and Home Assistant's image entity send.
-    /// nil when libpng refuses (it names no reason worth more than that here).
+    /// nil when libpng refuses (it names no reason worth more than that here). A 1-bit image
+    /// with the Up filter: the scaled rows that repeat cost deflate almost nothing (docs/WEB.md).
     public static func png(_ b: Bitmap, scale: Int) -> [UInt8]? {
-        guard (1...64).contains(scale) else { return nil }
-        let w = b.width * scale, h = b.height * scale
-        var pixels = [UInt8](repeating: 0, count: w * h)
-        for y in 0..<h {
-            for x in 0..<w where b[x / scale, y / scale] { pixels[y * w + x] = 0xFF }
+        guard (1...64).contains(scale), b.width > 0, b.height > 0 else { return nil }
+        var bits = [UInt8](repeating: 0, count: b.width * b.height)
+        for y in 0..<b.height {
+            for x in 0..<b.width where b[x, y] { bits[y * b.width + x] = 1 }
         }
-        var image = png_image()
-        image.version = UInt32(PNG_IMAGE_VERSION)
-        image.width = UInt32(w)
-        image.height = UInt32(h)
-        image.format = UInt32(PNG_FORMAT_GRAY)
-        // First the size (a NULL buffer asks for it), then the bytes.
+        var out: UnsafeMutablePointer<UInt8>?
         var size = 0
-        let sized = pixels.withUnsafeBytes { buf in
-            png_image_write_to_memory(&image, nil, &size, 0, buf.baseAddress, Int32(w), nil)
+        let ok = bits.withUnsafeBufferPointer {
+            islet_png_gray1($0.baseAddress, UInt32(b.width), UInt32(b.height), UInt32(scale), &out, &size)
         }
-        guard sized != 0, size > 0 else { png_image_free(&image); return nil }
-        var out = [UInt8](repeating: 0, count: size)
-        let wrote = out.withUnsafeMutableBytes { dst in
-            pixels.withUnsafeBytes { src in
-                png_image_write_to_memory(&image, dst.baseAddress, &size, 0, src.baseAddress, Int32(w), nil)
-            }
-        }
-        png_image_free(&image)
-        guard wrote != 0 else { return nil }
-        return Array(out.prefix(size))
+        guard ok == 0, let out else { return nil }
+        defer { islet_png_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: size))
     }
 
     /// 8-bit RGB pixels, row by row (`width * height * 3` bytes): the gallery's photo-like pictures.

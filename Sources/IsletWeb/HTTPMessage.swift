@@ -12,7 +12,7 @@ package final class HTTPRequest {
     package var body: [UInt8] = []
     package var bodyTooLarge = false
     /// The answer, once known; the server queues it at its next call.
-    var answer: HTTPAnswer?
+    package internal(set) var answer: HTTPAnswer?
     /// Waiting for the end of the turn (libmicrohttpd does not call it meanwhile).
     var parked = false
     var served = false
@@ -29,6 +29,8 @@ package final class HTTPRequest {
 
     package var path: String { String(target.prefix { $0 != "?" }) }
     package func header(_ name: String) -> String? { HTTPConnections.header(connection, name) }
+    /// How many times a header is present (the lookup above sees only the first).
+    package func occurrences(_ name: String) -> Int { HTTPConnections.occurrences(connection, name) }
     package func cookie(_ name: String) -> String? { HTTPConnections.cookie(connection, name) }
     package func argument(_ name: String) -> String? { HTTPConnections.argument(connection, name) }
     package var clientAddress: String { HTTPConnections.clientAddress(connection) ?? "unknown" }

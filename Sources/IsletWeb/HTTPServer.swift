@@ -13,6 +13,9 @@ package final class HTTPServer {
         /// Connections libmicrohttpd holds at all; past it, it stops accepting (a newcomer waits in the
         /// kernel's backlog until one closes).
         package var hardLimit: UInt32 = 64
+        /// Connections one client address may hold at once; libmicrohttpd closes its next one
+        /// as soon as it is accepted, so one host cannot fill the server or the listen backlog.
+        package var perAddressLimit: UInt32 = 8
         /// Seconds of silence before libmicrohttpd cuts a connection (streams are exempt while parked).
         package var idleSeconds: UInt32 = 30
         /// Each connection's memory: bounds its request line and headers.
@@ -33,6 +36,8 @@ package final class HTTPServer {
     /// Kept alive while the server runs: libmicrohttpd holds their pointers.
     private var strings: [UnsafeMutablePointer<CChar>] = []
     package private(set) var epollFD: Descriptor = Descriptor(-1)
+    /// Connections closed so far: `run` runs again when one closed inside it.
+    private var closedCount = 0
 
     /// Loads libmicrohttpd (only now: a daemon without `[web]` never maps it), binds, listens.
     package init(_ s: Settings) throws(WebError) {
@@ -51,7 +56,7 @@ package final class HTTPServer {
         c.port = s.port
         c.ipv6 = s.ipv6 ? 1 : 0
         c.connection_limit = s.hardLimit
-        c.per_ip_limit = 0
+        c.per_ip_limit = s.perAddressLimit
         c.timeout_seconds = s.idleSeconds
         c.memory_limit = s.memoryBytes
         c.cert_pem = keep(s.certPEM)
@@ -68,7 +73,10 @@ package final class HTTPServer {
         c.on_connection = { context, connection, opened in
             guard let context, let connection else { return }
             let server = HTTPServer.from(context)
-            if opened != 0 { server.delegate?.opened(connection) } else { server.delegate?.closed(connection) }
+            if opened != 0 { server.delegate?.opened(connection) } else {
+                server.closedCount &+= 1
+                server.delegate?.closed(connection)
+            }
         }
         c.on_log = { context, message in
             guard let context, let message else { return }
@@ -101,9 +109,20 @@ package final class HTTPServer {
     package static var libraryVersion: String { String(cString: islet_web_version()) }
 
     /// Does what the sockets have ready (accepts, reads, writes, callbacks), without blocking.
+    ///
+    /// At its connection limit libmicrohttpd takes its listening socket out of its epoll set and
+    /// puts it back only at the start of a later run; connections are closed at the end of a
+    /// run. So when a run closes connections, it runs once more: otherwise, with every client
+    /// gone, no event and no timeout is left to bring the listening socket back, and the page
+    /// accepts nothing until a restart (issue 44 §1: seen after two rounds of 100 half-sent
+    /// requests). Bounded: each extra run needs a connection closed in the run before.
     package func run() {
         guard let handle else { return }
-        _ = islet_web_run(handle)
+        for _ in 0..<4 {
+            let closedBefore = closedCount
+            _ = islet_web_run(handle)
+            if closedCount == closedBefore { break }
+        }
     }
 
     /// Milliseconds until `run` is due whatever the sockets do; nil: none.
@@ -132,19 +151,27 @@ package final class HTTPServer {
                                 target: url.map { String(cString: $0) } ?? "/")
             state.pointee = Unmanaged.passRetained(r).toOpaque()
             delegate?.headersIn(r)
+            // Refused from its headers (a body too large, a smuggling attempt): answered before
+            // any of the body is read; libmicrohttpd then discards the rest and closes.
+            if let answer = r.answer {
+                r.answer = nil
+                r.served = true
+                return queue(answer, on: connection)
+            }
             return true
         }
         let r = Unmanaged<HTTPRequest>.fromOpaque(raw).takeUnretainedValue()
         if uploadSize.pointee > 0 {
-            if let upload, !r.bodyTooLarge {
-                if r.body.count + uploadSize.pointee > HTTPRequest.maximumBody {
-                    r.bodyTooLarge = true
-                    r.body = []
-                } else {
-                    upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
-                        r.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
-                    }
-                }
+            // A body past the bound (chunked, so no length was given up front) is cut the moment
+            // it passes: closing is all HTTP leaves once a body is half read.
+            guard let upload, r.body.count + uploadSize.pointee <= HTTPRequest.maximumBody else {
+                r.bodyTooLarge = true
+                r.body = []
+                delegate?.cut(r)
+                return false
+            }
+            upload.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
+                r.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: uploadSize.pointee))
             }
             uploadSize.pointee = 0
             return true
@@ -235,6 +262,7 @@ package enum HTTPConnections {
         islet_web_argument(c, name).map { String(cString: $0) }
     }
     package static func headerCount(_ c: OpaquePointer) -> Int { Int(islet_web_header_count(c)) }
+    package static func occurrences(_ c: OpaquePointer, _ name: String) -> Int { Int(islet_web_header_occurrences(c, name)) }
     package static var readerEnd: Int { islet_web_reader_end() }
     package static var readerError: Int { islet_web_reader_error() }
 }
@@ -243,8 +271,11 @@ package enum HTTPConnections {
 package protocol HTTPServerDelegate: AnyObject {
     func opened(_ connection: OpaquePointer)
     func closed(_ connection: OpaquePointer)
-    /// The request line and headers are in (the body is not).
+    /// The request line and headers are in (the body is not): `request.answer` set here is a
+    /// refusal sent before the body is read.
     func headersIn(_ request: HTTPRequest)
+    /// The request's body passed the bound: the connection is closed.
+    func cut(_ request: HTTPRequest)
     /// The request is whole: answer it now (`answer`), stream it, or leave it parked and answer later.
     func serve(_ request: HTTPRequest)
     func finished(_ request: HTTPRequest)

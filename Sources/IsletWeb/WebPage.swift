@@ -10,8 +10,8 @@ import IsletProtocol
 package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// Connections served at once; a newcomer past it gets 503 (past `hardLimit` libmicrohttpd stops accepting).
     package static let softLimit = 32
-    /// A request must be whole this long after its connection opened or its last answer.
-    package static let requestDeadlineMs: Int64 = 10_000
+    /// Connections one address may hold (libmicrohttpd closes the next at once).
+    package static let perAddressLimit = 8
 
     let env: PartEnvironment
     let settings: WebSettings
@@ -19,8 +19,16 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     var guarded: WebGuard
     private weak var loop: EventLoop?
     weak var inbox: (any Inbox)?
-    /// Open connections: their socket and since when they owe a whole request.
-    private var connections: [OpaquePointer: (fd: Int32, waitingSince: MonotonicInstant?)] = [:]
+    /// An open connection: its socket, since when it owes a whole request, whether it has sent
+    /// one yet, and whether its socket is watched for the client leaving (a parked stream).
+    struct Connection {
+        var fd: Int32
+        var waitingSince: MonotonicInstant?
+        var fresh = true
+        var watched = false
+    }
+    private var connections: [OpaquePointer: Connection] = [:]
+    var admission = WebAdmission()
     /// Requests waiting for the end of the turn, and streams for their first message.
     var waiting: [(request: HTTPRequest, pending: PendingAnswer)] = []
     var streams: [EventStream] = []
@@ -28,6 +36,9 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     var picture: (any PanelPicture)?
     /// The picture's version the last frame event was made for, and that event (new streams get it).
     var frame: (version: Int, event: [UInt8]?) = (-1, nil)
+    /// `frame.png` as encoded for the picture's version, by scale (at most 16 entries, dropped
+    /// whole when the version moves on).
+    var pngs: (version: Int, byScale: [Int: [UInt8]]) = (-1, [:])
     var limit = RateLimit(perSecond: 50, burst: 100)
     var counters = (requests: 0, refused: [String: Int]())
     let url: String
@@ -59,6 +70,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         let machine = ThisMachine.hostName
         guarded = WebGuard(settings: settings, machineName: machine, password: password)
         var s = HTTPServer.Settings(address: settings.listen.host, port: settings.listen.port, ipv6: settings.listen.isIPv6)
+        s.perAddressLimit = UInt32(Self.perAddressLimit)
         s.certPEM = cert
         s.keyPEM = key
         do { server = try HTTPServer(s) }
@@ -90,7 +102,10 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     package var nextDeadline: MonotonicInstant? {
         let mono = env.mono
         let own = server.timeoutMs.map { mono.adding(milliseconds: min($0, 3_600_000)) }
-        let slow = connections.values.compactMap(\.waitingSince).min().map { $0.adding(milliseconds: Self.requestDeadlineMs) }
+        let open = connections.count
+        let slow = connections.values.compactMap { c in
+            c.waitingSince.map { $0.adding(milliseconds: WebAdmission.deadlineMs(fresh: c.fresh, open: open)) }
+        }.min()
         return earliest(own, slow)
     }
 
@@ -101,14 +116,19 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
             kick = false
             server.run()
         }
-        // Slowloris: a connection that dribbles its request is cut (its owner, libmicrohttpd,
-        // sees the end and closes it at its next run).
-        let late = connections.filter { $0.value.waitingSince.map { turn.mono.nanoseconds(since: $0) / 1_000_000 >= Self.requestDeadlineMs } ?? false }
+        // Slowloris and idle holders: a connection that owes a whole request past its deadline
+        // is cut (its owner, libmicrohttpd, sees the end and closes it at its next run).
+        let open = connections.count
+        let late = connections.filter { _, c in
+            c.waitingSince.map { turn.mono.nanoseconds(since: $0) / 1_000_000 >= WebAdmission.deadlineMs(fresh: c.fresh, open: open) } ?? false
+        }
         for (key, c) in late {
             connections[key]?.waitingSince = nil
-            refuse("slow")
-            env.log.limited(.notice, topic: "web-slow", nowMs: turn.mono.milliseconds,
-                            "web: cut a connection that did not finish its request within \(Self.requestDeadlineMs / 1000) s")
+            refuse(c.fresh ? "slow" : "idle")
+            if c.fresh {
+                env.log.limited(.notice, topic: "web-slow", nowMs: turn.mono.milliseconds,
+                                "web: cut a connection that did not send a whole request within \(WebAdmission.deadlineMs(fresh: true, open: open)) ms")
+            }
             SocketEnd.cut(c.fd)
         }
         if !late.isEmpty { server.run() }
@@ -119,19 +139,41 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     // MARK: HTTPServerDelegate
 
     package func opened(_ connection: OpaquePointer) {
-        connections[connection] = (HTTPConnections.fd(connection), env.mono)
+        connections[connection] = Connection(fd: HTTPConnections.fd(connection), waitingSince: env.mono)
     }
 
     package func closed(_ connection: OpaquePointer) {
-        connections[connection] = nil
+        if let c = connections.removeValue(forKey: connection), c.watched { loop?.unregister(Descriptor(c.fd)) }
         streams.removeAll { $0.connection == connection }
         waiting.removeAll { $0.request.connectionKey == connection }
     }
 
-    package func headersIn(_ request: HTTPRequest) {}
+    /// Framing and size, from the headers alone: a refusal here goes out before the body is read.
+    package func headersIn(_ request: HTTPRequest) {
+        switch RequestFraming.check(count: request.occurrences, value: request.header, maximumBody: HTTPRequest.maximumBody) {
+        case .fine: return
+        case .ambiguous(let why):
+            refuse("framing")
+            env.log.limited(.notice, topic: "web-framing", nowMs: env.mono.milliseconds,
+                            "web: refused a request from \(request.clientAddress) with \(why) (RFC 9112 §6.3)")
+            fail(request, 400, "bad_framing", "refused: \(why) (RFC 9112 §6.3)", headers: [("Connection", "close")])
+        case .tooLarge(let n):
+            refuse("too_large")
+            request.bodyTooLarge = true
+            fail(request, 413, "too_large", "a request body is limited to \(HTTPRequest.maximumBody) bytes (Content-Length \(n == Int.max ? "too large to read" : String(n)))",
+                 headers: [("Connection", "close")])
+        }
+    }
+
+    package func cut(_ request: HTTPRequest) {
+        refuse("too_large")
+        env.log.limited(.notice, topic: "web-large", nowMs: env.mono.milliseconds,
+                        "web: cut a request from \(request.clientAddress) whose body passed \(HTTPRequest.maximumBody) bytes")
+    }
 
     package func serve(_ request: HTTPRequest) {
         connections[request.connectionKey]?.waitingSince = nil
+        connections[request.connectionKey]?.fresh = false
         counters.requests += 1
         route(request)
     }
@@ -162,6 +204,29 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         let a = HTTPAnswer(status: 200, headers: [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no")] + Self.securityHeaders,
                            body: .stream(stream))
         server.stream(request, a)
+        watchForLeaving(request.connectionKey, stream)
+    }
+
+    /// A parked stream is out of libmicrohttpd's sight: a client that leaves would hold its slot
+    /// until the next event is written, which on a quiet panel is never. A stream's client sends
+    /// nothing after its request, so its socket turning readable is the client leaving (or
+    /// misbehaving): the stream ends and the slot is freed at once.
+    private func watchForLeaving(_ key: OpaquePointer, _ stream: EventStream) {
+        guard let loop, let c = connections[key], !c.watched, c.fd >= 0 else { return }
+        do {
+            try loop.register(Descriptor(c.fd)) { [unowned self] _ in
+                guard let c = connections[key], c.watched else { return }
+                loop.unregister(Descriptor(c.fd))
+                connections[key]?.watched = false
+                stream.end()
+                SocketEnd.cut(c.fd)
+                kick = true
+            }
+            connections[key]?.watched = true
+        } catch {
+            env.log.limited(.warning, topic: "web-watch", nowMs: env.mono.milliseconds,
+                            "web: cannot watch an event stream's socket: \(error)")
+        }
     }
 
     /// On every answer: only this origin's own assets run, nothing frames the page, no guessing of types.

@@ -82,6 +82,9 @@ const char *islet_web_cookie(struct MHD_Connection *connection, const char *name
 const char *islet_web_argument(struct MHD_Connection *connection, const char *name);
 /// How many headers the request has (bounded by the connection's memory anyway).
 int islet_web_header_count(struct MHD_Connection *connection);
+/// How many headers named `name` (case-insensitive) the request has: a second Content-Length,
+/// Host or Transfer-Encoding is a smuggling attempt that the lookup above would hide.
+int islet_web_header_occurrences(struct MHD_Connection *connection, const char *name);
 
 void islet_web_suspend(struct MHD_Connection *connection);
 void islet_web_resume(struct MHD_Connection *connection);
