@@ -1,5 +1,6 @@
-"""Raw HTTP clients on plain sockets for the load case: Server-Sent Event streams read by one
-thread, a slowloris, idle connections. Only 127.0.0.1 is ever contacted."""
+"""Raw HTTP clients on plain sockets for the load cases: Server-Sent Event streams read by one
+thread, a slowloris, idle connections. Only 127.0.0.1 is ever contacted (from other loopback
+source addresses where a case needs several clients)."""
 import selectors
 import socket
 import threading
@@ -12,8 +13,8 @@ class Stream:
     """GET /api/events on its own connection: the answer's status, then (chunked) events with
     the monotonic time each one was whole."""
 
-    def __init__(self, port, timeout=3.0):
-        self.sock = socket.create_connection((HOST, port), timeout=timeout)
+    def __init__(self, port, timeout=3.0, source=None):
+        self.sock = connect(port, source, timeout)
         self.sock.sendall(f"GET /api/events HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode())
         self.raw, self.body, self.events = b"", b"", []
         self.status, self.code, self.chunked, self.closed = 0, None, False, False
@@ -122,13 +123,13 @@ class Slowloris(Background):
     """Sends a request one byte every `every` s; `cut_after` is the seconds from its connect to
     the server's end of it (None while it is open)."""
 
-    def __init__(self, port, every=2.0):
+    def __init__(self, port, every=2.0, source=None):
         super().__init__()
-        self.port, self.every, self.cut_after, self.sent = port, every, None, 0
+        self.port, self.every, self.cut_after, self.sent, self.source = port, every, None, 0, source
         self.request = f"GET /api/session HTTP/1.1\r\nHost: {HOST}:{port}\r\nUser-Agent: slowloris\r\nX-Pad: {'a' * 40}\r\n\r\n".encode()
 
     def start(self):
-        self.sock = socket.create_connection((HOST, self.port), timeout=3)
+        self.sock = connect(self.port, self.source)
         self.t0 = time.monotonic()
         return super().start()
 
@@ -154,11 +155,22 @@ class Slowloris(Background):
         return self.cut_after
 
 
-def idle(port, n):
-    """n connections that send nothing."""
+def connect(port, source=None, timeout=3.0):
+    """A connection to the page from `source`, another loopback address (127.0.0.2…): the
+    page counts connections and requests per client address, and every address of
+    127.0.0.0/8 is this machine."""
+    return socket.create_connection((HOST, port), timeout=timeout, source_address=(source, 0) if source else None)
+
+
+def idle(port, n, source=None):
+    """n connections that send nothing (fewer when the server closes one as it is accepted;
+    the ones it refused at connect are left out)."""
     out = []
     for _ in range(n):
-        c = socket.create_connection((HOST, port), timeout=3)
+        try:
+            c = connect(port, source)
+        except OSError:
+            continue
         c.setblocking(False)
         out.append(c)
     return out
@@ -174,9 +186,9 @@ def ended(conn):
         return True
 
 
-def asking(port, path):
+def asking(port, path, source=None):
     """A connection that has sent a whole GET of `path` (non-blocking)."""
-    c = socket.create_connection((HOST, port), timeout=3)
+    c = connect(port, source)
     c.sendall(f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n\r\n".encode())
     c.setblocking(False)
     return c

@@ -1,13 +1,15 @@
 """`make test-web`: the page under load (docs/WEB.md "Bounded").
 
-(h) a slowloris (one header byte every 2 s), then 64 event streams, then 40 idle connections,
-against a running countdown, while a person's `isletctl status` runs in a loop beside the
-control socket's own round trip (testkit/probe.py's Probe): the socket's round trip keeps p99
-under 50 ms (isletctl, a process start each time, keeps mqtt's bound for that); the ticks stay
-punctual (frame events about 1 s apart on the streams, none more than 250 ms late); streams past
-32 connections get 503 busy; a request past 64 connections is not served while they are open
-(closed, or held in the listen backlog and answered once there is room); the slowloris and the
-idle connections are cut about 10 s after they opened, and a stream is served again afterwards.
+(h) a slowloris (one header byte every 2 s), then 64 event streams from 8 addresses (8 each,
+the most one address may hold), then 40 idle connections from 5 more, against a running
+countdown, while a person's `isletctl status` runs in a loop beside the control socket's own
+round trip (testkit/probe.py's Probe): the socket's round trip keeps p99 under 50 ms (isletctl,
+a process start each time, keeps mqtt's bound for that); the ticks stay punctual (frame events
+about 1 s apart on the streams, none more than 250 ms late); streams past 32 connections get
+503 busy; a request past 64 connections is not served while they are open (closed, or held in
+the listen backlog and answered once there is room); near the bound (24 connections and more)
+the slowloris and the idle connections are cut within about a second, and a stream is served
+again afterwards. Every client address is on loopback (127.0.1.x, 127.0.3.x).
 """
 import time
 
@@ -15,8 +17,10 @@ from case import WebCase, figure
 from streams import Readers, Slowloris, Stream, answer, asking, ended, idle
 from testkit.probe import CTL_P99_MS, Probe  # CTL_P99_MS: isletctl status, a process start each time
 
-STREAMS, IDLE, SOFT_LIMIT, HARD_LIMIT = 64, 40, 32, 64
-SOCK_P99_MS, LATE_S, CUT_S = 50, 0.25, (9.0, 12.5)
+STREAMS, IDLE, SOFT_LIMIT, HARD_LIMIT, PER_ADDRESS = 64, 40, 32, 64, 8
+# Near the bound a connection owes a whole request within 1 s (docs/WEB.md "Bounds"); the
+# deadline is checked at the loop's turns, which a running countdown makes at least once a second.
+SOCK_P99_MS, LATE_S, CUT_S, IDLE_CUT_S, HOLD_S = 50, 0.25, (0.8, 3.5), 3.5, 9.0
 
 
 class Load(WebCase):
@@ -32,8 +36,8 @@ class Load(WebCase):
         self.addCleanup(slow.stop)
         streams = []
         self.addCleanup(lambda: [s.close() for s in streams])
-        for _ in range(STREAMS):
-            streams.append(Stream(d.port))
+        for i in range(STREAMS):
+            streams.append(Stream(d.port, source=f"127.0.1.{1 + i // PER_ADDRESS}"))
         readers = Readers(streams).start()
         self.addCleanup(readers.stop)
         t_open = time.monotonic()
@@ -41,7 +45,7 @@ class Load(WebCase):
         statuses = [s.status for s in streams]
         served = statuses.count(200)
         # Past the hard limit: 32 open (31 streams and the slowloris) + 32 idle; the rest wait.
-        waiting = idle(d.port, IDLE)
+        waiting = [c for i in range(IDLE // PER_ADDRESS) for c in idle(d.port, PER_ADDRESS, source=f"127.0.3.{i + 1}")]
         self.addCleanup(lambda: [c.close() for c in waiting])
         late = asking(d.port, "/api/session")
         self.addCleanup(late.close)
@@ -49,11 +53,13 @@ class Load(WebCase):
         closed_at_once = sum(ended(c) for c in waiting)
         late_early = answer(late)
         cut = slow.wait(CUT_S[1] + 2 - (time.monotonic() - slow.t0))
-        wait_deadline = time.monotonic() + 3
+        wait_deadline = time.monotonic() + IDLE_CUT_S
         while time.monotonic() < wait_deadline and sum(ended(c) for c in waiting[:SOFT_LIMIT]) < SOFT_LIMIT:
             time.sleep(0.1)
         idle_cut = sum(ended(c) for c in waiting)
         late_answer = late_early if late_early is not None else answer(late, wait=3.0)
+        # The load stands for HOLD_S in all: enough ticks and a person's samples to measure.
+        time.sleep(max(0.0, HOLD_S - (time.monotonic() - t_open)))
         for c in waiting:
             c.close()
         waiting.clear()
@@ -89,12 +95,12 @@ class Load(WebCase):
         if statuses[:served] != [200] * served:
             problems.append(f"a stream before the limit was refused: {statuses}")
         # Past the hard limit a connection is closed, or waits in the backlog and is served once there is room.
-        if late_early not in (None, b""):
-            problems.append(f"a request past {HARD_LIMIT} connections was answered at once: {late_early[:60]!r}")
-        elif late_early is None and not (late_answer or b"").startswith((b"HTTP/1.1 200", b"HTTP/1.1 503")):
+        # Near the bound the idle ones are cut within a second, so the late request may already be
+        # answered within the first second: whatever it got must be a 200 or a 503.
+        if late_answer != b"" and not (late_answer or b"").startswith((b"HTTP/1.1 200", b"HTTP/1.1 503")):
             problems.append(f"the request past {HARD_LIMIT} connections got {late_answer!r} once room was made (want 200 or 503)")
         if idle_cut < HARD_LIMIT - SOFT_LIMIT:
-            problems.append(f"only {idle_cut} of the {HARD_LIMIT - SOFT_LIMIT} taken idle connections were cut (deadline 10 s)")
+            problems.append(f"only {idle_cut} of the {HARD_LIMIT - SOFT_LIMIT} taken idle connections were cut (deadline 1 s near the bound)")
         if cut is None or not CUT_S[0] <= cut <= CUT_S[1]:
             problems.append(f"the slowloris was cut after {cut} s (want {CUT_S[0]}..{CUT_S[1]} s; {slow.sent} bytes sent)")
         if again.status != 200:

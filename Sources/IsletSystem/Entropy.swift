@@ -29,6 +29,13 @@ public enum SocketEnd {
     public static func cut(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
+
+    /// Whether the peer has closed its end: a peek (nothing is taken) finds the end of the
+    /// stream. False while bytes wait or nothing has come yet.
+    public static func peerClosed(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return Glibc.recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) == 0
+    }
 }
 
 /// This machine as the network knows it.

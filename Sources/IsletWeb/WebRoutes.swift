@@ -14,6 +14,7 @@ extension WebPage {
                             "web: refused a request for host \(Quoted.literal(String((r.header("Host") ?? "").prefix(80)), .json)) (not this machine's name; add it to [web] hostnames if it is)")
             return fail(r, 421, "bad_host", "this page does not answer to that host name; add it to [web] hostnames")
         }
+        if openConnections > Self.softLimit { reapLeft() }
         guard openConnections <= Self.softLimit else {
             refuse("busy")
             return fail(r, 503, "busy", "the page serves \(Self.softLimit) connections at once; try again shortly",
