@@ -15,6 +15,9 @@ final class Clients: DaemonPart {
     let server: ControlServer
     /// Clients whose requests were read in this turn of the loop (each gets one turn).
     private var servedThisTurn: Set<Int32> = []
+    /// Each client's lines in this turn: ControlServer.share of the clients that still had
+    /// lines waiting at the end of the last turn.
+    private var share = ControlServer.linesPerTurn
     /// Out of descriptors: the listening socket is not polled until then (it stays readable, and
     /// polling it would spin the loop).
     private var acceptPausedUntil: MonotonicInstant?
@@ -110,6 +113,7 @@ final class Clients: DaemonPart {
             if server.clients[c.fd] === c, c.pendingOutput > 0, !server.flush(c) { drop(c) }
         }
         servedThisTurn = []
+        share = ControlServer.share(busy: server.clients.values.count { $0.hasBufferedLine })
         dropOverdue()
     }
 
@@ -141,7 +145,7 @@ final class Clients: DaemonPart {
     }
 
     private func service(_ c: ClientConnection, readable: Bool) {
-        switch server.readLines(c, readable: readable) {
+        switch server.readLines(c, readable: readable, limit: share) {
         case .lines(let lines):
             for l in lines { answer(l, c) }
         case .tooLong(let lines):

@@ -82,6 +82,13 @@ final class ControlServer {
     /// Requests answered per client per loop turn: a client that pipelines thousands of
     /// requests gets them answered in turns, between everyone else's.
     static let linesPerTurn = 8
+    /// Requests answered per turn in all, shared by the clients that pipeline: with many of them
+    /// each gets `linesPerTurn` or an equal share of this, at least one. A turn stays short, so a
+    /// person's request waits behind a bounded number of others (16 pipelining clients: 2 each).
+    static let linesPerTurnInAll = 32
+
+    /// Each busy client's lines this turn, when `busy` clients had lines waiting at the last one.
+    static func share(busy: Int) -> Int { max(1, min(linesPerTurn, linesPerTurnInAll / max(1, busy))) }
     /// A request line must be complete this long after its first byte.
     static let lineTimeoutMs: Int64 = 5000
 
@@ -234,9 +241,9 @@ final class ControlServer {
 
     enum ReadOutcome { case lines([[UInt8]]), tooLong([[UInt8]]), closed([[UInt8]]) }
 
-    /// Reads what the client sent (when `readable`) and takes at most `linesPerTurn` complete
-    /// lines; the rest waits in its buffer for the next turn.
-    func readLines(_ c: ClientConnection, readable: Bool = true) -> ReadOutcome {
+    /// Reads what the client sent (when `readable`) and takes at most `limit` complete lines;
+    /// the rest waits in its buffer for the next turn.
+    func readLines(_ c: ClientConnection, readable: Bool = true, limit: Int = linesPerTurn) -> ReadOutcome {
         var eof = false
         while readable {
             let received: [UInt8]?
@@ -249,7 +256,7 @@ final class ControlServer {
             if c.input.count > ControlRequest.maximumLineBytes * 2 { break }
         }
         var lines: [[UInt8]] = []
-        while lines.count < Self.linesPerTurn, let nl = c.input.firstIndex(of: 10) {
+        while lines.count < limit, let nl = c.input.firstIndex(of: 10) {
             let line = Array(c.input[..<nl])
             c.input.removeSubrange(...nl)
             // The limit is on the request itself; a CRLF line end does not count against it.
