@@ -124,7 +124,7 @@ extension PushedContent {
         var p = PushedContent()
         if let s = try c.decodeIfPresent(String.self, forKey: endsAt) {
             guard let t = ISO8601.parse(s) else {
-                throw DecodingError.dataCorruptedError(forKey: endsAt, in: c, debugDescription: "\"\(s)\" is not an ISO-8601 UTC instant")
+                throw DecodingError.dataCorruptedError(forKey: endsAt, in: c, debugDescription: "\"\(s)\" is not an RFC 3339 instant")
             }
             p.endsAt = t
         }

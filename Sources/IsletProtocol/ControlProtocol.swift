@@ -188,13 +188,14 @@ public struct ControlRequest: Hashable, Sendable {
             guard Duration.jsonSeconds(d) != nil else { throw ProtocolError("invalid_field", "\"\(k)\" is out of range (got \(d))") }
             return d
         }
-        /// An ISO-8601 UTC instant (`2026-12-06T14:05:00Z`) or seconds since the epoch.
+        /// An RFC 3339 instant (`2026-12-06T14:05:00Z`, `2026-12-06T15:05:00+01:00`) or seconds
+        /// since the epoch (rounded to the nearest millisecond).
         func instant(_ k: String) throws(ProtocolError) -> Instant? {
             switch o[k] {
             case nil, .null?: return nil
             case .string(let s)?:
                 guard let t = ISO8601.parse(s), Instant.validRange.contains(t) else {
-                    throw ProtocolError("invalid_field", "\"\(k)\" must be an ISO-8601 UTC instant such as 2026-12-06T14:05:00Z (got \"\(s.prefix(40))\")")
+                    throw ProtocolError("invalid_field", "\"\(k)\" must be an RFC 3339 instant such as 2026-12-06T14:05:00Z or 2026-12-06T15:05:00+01:00 (got \"\(s.prefix(40))\")")
                 }
                 return t
             case .number(let d)?:

@@ -70,7 +70,7 @@ extension SyncRecord: Codable {
         activity = try c.decodeIfPresent(Activity.self, forKey: .activity)
         if let s = try c.decodeIfPresent(String.self, forKey: .expandedUntil) {
             guard let t = ISO8601.parse(s) else {
-                throw DecodingError.dataCorruptedError(forKey: .expandedUntil, in: c, debugDescription: "\"\(s)\" is not an ISO-8601 UTC instant")
+                throw DecodingError.dataCorruptedError(forKey: .expandedUntil, in: c, debugDescription: "\"\(s)\" is not an RFC 3339 instant")
             }
             expandedUntil = t
         } else {

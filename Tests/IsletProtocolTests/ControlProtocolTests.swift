@@ -62,6 +62,23 @@ struct ControlProtocolTests {
         #expect(try parse(#"{"op":"update","timer":"laundry"}"#).update == ContentUpdate())
     }
 
+    @Test("ends_at in every RFC 3339 form; refused in any other, naming the forms it takes")
+    func endsAtForms() throws {
+        // 2026-12-06T14:05:00Z is 1,796,565,900 s after 1970.
+        let end = Instant(milliseconds: 1_796_565_900_000)
+        for text in ["2026-12-06T15:05:00+01:00", "2026-12-06t14:05:00z", "2026-12-06T06:05:00-08:00", "2026-12-06T14:05:00.0000Z"] {
+            #expect(try parse(#"{"op":"update","ends_at":"\#(text)"}"#).update.endsAt == .set(end), "\(text)")
+            #expect(try parse(#"{"op":"start","kind":"until","ends_at":"\#(text)"}"#).start.until?.endsAt == end, "\(text)")
+        }
+        // Seconds since 1970 round to the nearest millisecond.
+        #expect(try parse(#"{"op":"update","ends_at":1796565900.0004}"#).update.endsAt == .set(end))
+        #expect(try parse(#"{"op":"update","ends_at":1796565900.0006}"#).update.endsAt == .set(end + .milliseconds(1)))
+        for text in ["2026-12-06T14:05Z", "2026-12-06 14:05:00Z", "2026-12-06T14:05:00", "2026-12-06T14:05:00+0100", "2026-12-06T23:59:60Z"] {
+            #expect("\(text)", performing: { try parse(#"{"op":"update","ends_at":"\#(text)"}"#) },
+                    throws: { ($0 as? ProtocolError)?.code == "invalid_field" && "\($0)".contains("RFC 3339") })
+        }
+    }
+
     @Test("until and update refuse what they cannot hold", arguments: [
         #"{"op":"start","kind":"until","ends_at":"tomorrow"}"#,
         #"{"op":"start","kind":"until","ends_at":"2300-01-01T00:00:00Z"}"#,
