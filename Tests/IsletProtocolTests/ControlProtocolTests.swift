@@ -79,6 +79,18 @@ struct ControlProtocolTests {
         }
     }
 
+    @Test("a request id is bounded in UTF-8 bytes as well as in characters")
+    func requestIDBytes() throws {
+        #expect(ControlRequest.maximumRequestIDLength == 128 && ControlRequest.maximumRequestIDBytes == 512)
+        // 128 four-byte characters (U+1D11E) are 512 bytes: taken.
+        let full = String(repeating: "\u{1D11E}", count: 128)
+        #expect(try parse(#"{"op":"status","request_id":"\#(full)"}"#).requestID == full)
+        // One letter and 600 combining acute accents (U+0301) is one character of 1,201 bytes.
+        let heavy = "a" + String(repeating: "\u{301}", count: 600)
+        #expect(code(#"{"op":"status","request_id":"\#(heavy)"}"#) == "invalid_field")
+        #expect(ControlRequest.requestID(in: Array(#"{"op":"x","request_id":"\#(heavy)"}"#.utf8)) == nil)
+    }
+
     @Test("until and update refuse what they cannot hold", arguments: [
         #"{"op":"start","kind":"until","ends_at":"tomorrow"}"#,
         #"{"op":"start","kind":"until","ends_at":"2300-01-01T00:00:00Z"}"#,
