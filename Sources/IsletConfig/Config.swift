@@ -212,7 +212,8 @@ extension DaemonConfig {
             try w.set(key: key, value: value, origin: origin)
             web = w
         case ("session", "title"):
-            guard value.count <= ActivityAttributes.maxTitleLength else { throw bad("at most \(ActivityAttributes.maxTitleLength) characters") }
+            // The rule a start holds the title to: a title the config takes is one a start takes.
+            if let v = TextRule.violation(value, field: "title", maximum: ActivityAttributes.maxTitleLength) { throw bad(v.message) }
             session.title = value.isEmpty ? nil : value
         default:
             if Self.delegatedSections.contains(section) {

@@ -31,6 +31,12 @@ public enum Limits {
 
 /// One activity: its fixed attributes, its content state, and the bookkeeping of time.
 public struct Activity: Hashable, Sendable {
+    /// The most JSON one legal activity takes: in the state file, in a sync record (7,069
+    /// bytes measured, under the wire's 16 KiB), in an answer. Every field at its bound in its
+    /// heaviest bytes (RecordSizeTests); the texts' byte bounds (`TextRule`) and the icon's
+    /// length make it finite.
+    public static let maximumRecordBytes = 7 * 1024
+
     public var attributes: ActivityAttributes
     public var content: ContentState
     public var startedAt: Instant
@@ -103,7 +109,7 @@ extension Activity: Codable {
         func instant(_ k: Keys) throws -> Instant {
             let s = try c.decode(String.self, forKey: k)
             guard let t = ISO8601.parse(s) else {
-                throw DecodingError.dataCorruptedError(forKey: k, in: c, debugDescription: "\"\(s)\" is not an ISO-8601 UTC instant")
+                throw DecodingError.dataCorruptedError(forKey: k, in: c, debugDescription: "\"\(s)\" is not an RFC 3339 instant")
             }
             return t
         }

@@ -78,6 +78,10 @@ public struct ActivityAttributes: Hashable, Sendable {
     }
 
     public static let maxTitleLength = 64
+    /// A title's bound in UTF-8 (`TextRule`): 256 bytes.
+    public static let maxTitleBytes = TextRule.maximumBytes(characters: maxTitleLength)
+    /// A language code's bound: 16 characters, 64 bytes.
+    public static let maxLanguageLength = 16
     public static let maxTimerIDLength = 64
     public static let timerIDRule = "1 to 64 characters of A-Z, a-z, 0-9, '.', '-' or '_'"
 
@@ -99,7 +103,7 @@ public struct ActivityAttributes: Hashable, Sendable {
     /// through `Activity.violation()`): the first rule broken, with its field's key, or nil.
     public func violation() -> InvariantViolation? {
         func bad(_ f: String, _ m: String) -> InvariantViolation { InvariantViolation(field: f, m) }
-        guard Self.isValidTimerID(timerID) else { return bad("timer", "timer id must be \(Self.timerIDRule) (got \"\(timerID.prefix(80))\")") }
+        guard Self.isValidTimerID(timerID) else { return bad("timer", "timer id must be \(Self.timerIDRule) (got \"\(TextRule.excerpt(timerID, bytes: 80))\")") }
         if case .countdown(let cycle, let cycles) = kind {
             guard cycle >= .seconds(1), cycle <= .seconds(24 * 3600) else {
                 return bad("cycle_seconds", "cycle length must be 1 s to 24 h (got \(cycle.jsonSeconds) s)")
@@ -117,9 +121,12 @@ public struct ActivityAttributes: Hashable, Sendable {
             return bad("relevance", "relevance must be a number from 0 to 100 (got \(relevance))")
         }
         if let v = icon?.violation() { return v }
-        guard (2...16).contains(language.count),
+        // Bytes before characters, as for every text (`TextRule`): letters may carry marks.
+        guard language.utf8.count <= TextRule.maximumBytes(characters: Self.maxLanguageLength),
+              (2...Self.maxLanguageLength).contains(language.count),
+              language.allSatisfy({ $0.unicodeScalars.count <= TextRule.maximumScalarsPerCharacter }),
               language.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "-" || $0 == "_" }) else {
-            return bad("language", "language must be a code such as en, pt, zh-Hans (got \"\(language)\")")
+            return bad("language", "language must be a code such as en, pt, zh-Hans: 2 to \(Self.maxLanguageLength) letters, - or _ (got \"\(TextRule.excerpt(language, bytes: 64))\", \(language.utf8.count) bytes)")
         }
         if let title, let v = TextRule.violation(title, field: "title", maximum: Self.maxTitleLength) { return v }
         return nil

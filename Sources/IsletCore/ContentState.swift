@@ -104,7 +104,7 @@ extension ContentState: Codable {
         func instant(_ k: Keys) throws -> Instant {
             let s = try c.decode(String.self, forKey: k)
             guard let t = ISO8601.parse(s) else {
-                throw DecodingError.dataCorruptedError(forKey: k, in: c, debugDescription: "\"\(s)\" is not an ISO-8601 UTC instant")
+                throw DecodingError.dataCorruptedError(forKey: k, in: c, debugDescription: "\"\(s)\" is not an RFC 3339 instant")
             }
             return t
         }

@@ -49,7 +49,8 @@ extension Duration {
 }
 
 /// ISO-8601 in UTC with milliseconds (`2026-11-29T21:53:07.250Z`), written by hand so the
-/// core needs nothing from Foundation's formatters and the text is the same everywhere.
+/// core needs nothing from Foundation's formatters and the text is the same everywhere; read
+/// in every form RFC 3339 allows.
 public enum ISO8601 {
     public static func format(_ t: Instant) -> String {
         let ms = t.milliseconds
@@ -61,29 +62,59 @@ public enum ISO8601 {
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(f, 3))Z"
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` (1 to 9 fraction digits, truncated to milliseconds).
+    /// Parses an RFC 3339 (section 5.6) date-time: `YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)`,
+    /// `T` and `Z` in either case (the RFC's note), any number of fraction digits, converted to
+    /// UTC. Refused: a missing second or offset, a space for `T`, a leap second (`:60`: the
+    /// timeline is POSIX time, which has none), a day the month lacks, an offset past 23:59.
+    /// A fraction finer than a millisecond rounds up, so an instant a nanosecond past a bound
+    /// (the 24 h horizon) stays past it at the core's resolution.
     public static func parse(_ text: String) -> Instant? {
         let u = Array(text.utf8)
-        guard u.count >= 20, u[4] == 45, u[7] == 45, u[10] == 84 || u[10] == 116,
-              u[13] == 58, u[16] == 58, u.last == 90 || u.last == 122 else { return nil }
-        func num(_ r: Range<Int>) -> Int64? {
+        func digit(_ i: Int) -> Int64? {
+            guard i < u.count, u[i] >= 48, u[i] <= 57 else { return nil }
+            return Int64(u[i] - 48)
+        }
+        func num(_ at: Int, _ n: Int) -> Int64? {
             var v: Int64 = 0
-            for i in r { guard u[i] >= 48, u[i] <= 57 else { return nil }; v = v * 10 + Int64(u[i] - 48) }
+            for i in at..<(at + n) { guard let d = digit(i) else { return nil }; v = v * 10 + d }
             return v
         }
-        guard let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10),
-              let h = num(11..<13), let mi = num(14..<16), let s = num(17..<19),
+        func byte(_ i: Int) -> UInt8? { i < u.count ? u[i] : nil }
+        guard byte(4) == 45, byte(7) == 45, byte(10) == 84 || byte(10) == 116, byte(13) == 58, byte(16) == 58,
+              let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2),
+              let h = num(11, 2), let mi = num(14, 2), let s = num(17, 2),
               (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 60 else { return nil }
+        var i = 19
         var frac: Int64 = 0
-        if u.count > 20 {
-            guard u[19] == 46, u.count - 21 >= 1, u.count - 21 <= 9, let f = num(20..<(u.count - 1)) else { return nil }
-            let digits = u.count - 21
-            frac = f
-            if digits < 3 { for _ in digits..<3 { frac *= 10 } } else { for _ in 3..<digits { frac /= 10 } }
-        } else if u.count != 20 { return nil }
+        if byte(i) == 46 {
+            i += 1
+            let first = i
+            var finer = false
+            while let dg = digit(i) {
+                let place = i - first
+                if place < 3 { frac = frac * 10 + dg } else if dg != 0 { finer = true }
+                i += 1
+            }
+            guard i > first else { return nil }
+            for _ in min(i - first, 3)..<3 { frac *= 10 }
+            if finer { frac += 1 }
+        }
+        var offsetMinutes: Int64 = 0
+        switch byte(i) {
+        case 90?, 122?:
+            i += 1
+        case let sign? where sign == 43 || sign == 45:
+            guard byte(i + 3) == 58, let oh = num(i + 1, 2), let om = num(i + 4, 2), oh < 24, om < 60 else { return nil }
+            offsetMinutes = (oh * 60 + om) * (sign == 43 ? 1 : -1)
+            i += 6
+        default:
+            return nil
+        }
+        guard i == u.count else { return nil }
         let days = daysFromCivil(y, mo, d)
         guard civil(fromDays: days) == (y, mo, d) else { return nil }  // rejects 2026-02-30
-        return Instant(milliseconds: ((days * 24 + h) * 60 + mi) * 60_000 + s * 1000 + frac)
+        // Local time minus its offset is UTC: 14:05+01:00 is 13:05Z.
+        return Instant(milliseconds: (((days * 24 + h) * 60 + mi) - offsetMinutes) * 60_000 + s * 1000 + frac)
     }
 
     private static func pad(_ v: Int64, _ w: Int) -> String {

@@ -17,6 +17,8 @@ public struct PushedContent: Hashable, Sendable {
 
     /// A status text's bound: a few words fit one row of a 128 px panel.
     public static let maximumTextLength = 32
+    /// And in UTF-8 (`TextRule`): 128 bytes.
+    public static let maximumTextBytes = TextRule.maximumBytes(characters: maximumTextLength)
 
     /// The first rule broken, with the request's key, or nil.
     public func violation() -> InvariantViolation? {
@@ -90,7 +92,7 @@ public enum ActivityIcon: Hashable, Sendable {
         case .named(let n):
             guard !n.isEmpty, n.utf8.count <= Self.maximumNameLength,
                   n.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_") }) else {
-                return InvariantViolation(field: "icon", "an icon name is 1 to \(Self.maximumNameLength) characters of a-z, 0-9 and _ (got \"\(n.prefix(40))\")")
+                return InvariantViolation(field: "icon", "an icon name is 1 to \(Self.maximumNameLength) characters of a-z, 0-9 and _ (got \"\(TextRule.excerpt(n, bytes: 40))\")")
             }
         case .custom(let b):
             guard !b.isEmpty, b.utf8.count <= Self.maximumCustomBase64Length else {
@@ -105,10 +107,45 @@ public enum ActivityIcon: Hashable, Sendable {
     }
 }
 
-/// The rule every short text a person sees follows (titles, status texts).
-enum TextRule {
-    static func violation(_ s: String, field: String, maximum: Int) -> InvariantViolation? {
+/// The rule every short text a person sees follows (titles, status texts). A character (an
+/// extended grapheme cluster) can carry any number of scalars, so a bound in characters alone
+/// lets one letter with thousands of combining marks through: the text is bounded in UTF-8
+/// bytes too, and each character in scalars.
+public enum TextRule {
+    /// The longest UTF-8 scalar: a text of `n` characters may take `n` × 4 bytes, so any text
+    /// of one scalar per character fits in full; one of clusters fits in fewer characters.
+    public static let bytesPerCharacter = 4
+    /// Scalars in one character: the longest emoji sequences (a kiss with two skin tones: 10;
+    /// a family of four: 7; a subdivision flag: 7), Indic conjuncts and stacked Vietnamese
+    /// marks fit; the panel's fonts draw no more marks over one letter than that.
+    public static let maximumScalarsPerCharacter = 16
+
+    public static func maximumBytes(characters: Int) -> Int { characters * bytesPerCharacter }
+
+    /// At most `bytes` of `s` (whole scalars) for an error message: a refused text's echo is
+    /// no longer than the bound, however many marks its characters carry.
+    public static func excerpt(_ s: String, bytes: Int) -> String {
+        guard s.utf8.count > bytes else { return s }
+        var out = String.UnicodeScalarView()
+        var n = 0
+        for c in s.unicodeScalars {
+            n += UTF8.width(c)
+            if n > bytes { break }
+            out.append(c)
+        }
+        return String(out) + "…"
+    }
+
+    public static func violation(_ s: String, field: String, maximum: Int) -> InvariantViolation? {
+        // Bytes first: counting characters walks the whole text, and the byte count is at hand.
+        let bytes = s.utf8.count, maximumBytes = maximumBytes(characters: maximum)
+        if bytes > maximumBytes {
+            return InvariantViolation(field: field, "\(field) is longer than \(maximumBytes) bytes of UTF-8 (got \(bytes)); at most \(maximum) characters and \(maximumBytes) bytes")
+        }
         if s.count > maximum { return InvariantViolation(field: field, "\(field) is longer than \(maximum) characters (got \(s.count))") }
+        if let c = s.first(where: { $0.unicodeScalars.count > maximumScalarsPerCharacter }) {
+            return InvariantViolation(field: field, "\(field) has a character of \(c.unicodeScalars.count) Unicode scalars (a letter and its combining marks); at most \(maximumScalarsPerCharacter) in one character")
+        }
         if let c = s.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
             let hex = String(c.value, radix: 16, uppercase: true)
             return InvariantViolation(field: field, "\(field) must not contain control characters (got U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex))")
@@ -124,7 +161,7 @@ extension PushedContent {
         var p = PushedContent()
         if let s = try c.decodeIfPresent(String.self, forKey: endsAt) {
             guard let t = ISO8601.parse(s) else {
-                throw DecodingError.dataCorruptedError(forKey: endsAt, in: c, debugDescription: "\"\(s)\" is not an ISO-8601 UTC instant")
+                throw DecodingError.dataCorruptedError(forKey: endsAt, in: c, debugDescription: "\"\(s)\" is not an RFC 3339 instant")
             }
             p.endsAt = t
         }

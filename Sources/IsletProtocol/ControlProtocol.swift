@@ -103,13 +103,16 @@ public struct ControlRequest: Hashable, Sendable {
     /// The longest request line accepted; a longer one is answered and its connection closed.
     public static let maximumLineBytes = 16 * 1024
     public static let maximumRequestIDLength = 128
+    public static let maximumRequestIDBytes = TextRule.maximumBytes(characters: maximumRequestIDLength)
 
     /// The request id of a line that may not parse as a request, so an error answer still
     /// carries it; nil when the line is not a JSON object with a usable one.
     public static func requestID(in line: [UInt8]) -> String? { read(line).requestID }
 
     static func isValidRequestID(_ id: String) -> Bool {
-        !id.isEmpty && id.count <= maximumRequestIDLength && !id.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        // Bytes first (`TextRule`): one character may carry thousands of marks.
+        !id.isEmpty && id.utf8.count <= maximumRequestIDBytes && id.count <= maximumRequestIDLength
+            && !id.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
     /// Which fields each op accepts besides `op` and `timer`.
@@ -188,13 +191,14 @@ public struct ControlRequest: Hashable, Sendable {
             guard Duration.jsonSeconds(d) != nil else { throw ProtocolError("invalid_field", "\"\(k)\" is out of range (got \(d))") }
             return d
         }
-        /// An ISO-8601 UTC instant (`2026-12-06T14:05:00Z`) or seconds since the epoch.
+        /// An RFC 3339 instant (`2026-12-06T14:05:00Z`, `2026-12-06T15:05:00+01:00`) or seconds
+        /// since the epoch (rounded to the nearest millisecond).
         func instant(_ k: String) throws(ProtocolError) -> Instant? {
             switch o[k] {
             case nil, .null?: return nil
             case .string(let s)?:
                 guard let t = ISO8601.parse(s), Instant.validRange.contains(t) else {
-                    throw ProtocolError("invalid_field", "\"\(k)\" must be an ISO-8601 UTC instant such as 2026-12-06T14:05:00Z (got \"\(s.prefix(40))\")")
+                    throw ProtocolError("invalid_field", "\"\(k)\" must be an RFC 3339 instant such as 2026-12-06T14:05:00Z or 2026-12-06T15:05:00+01:00 (got \"\(TextRule.excerpt(s, bytes: 40))\")")
                 }
                 return t
             case .number(let d)?:
@@ -215,7 +219,7 @@ public struct ControlRequest: Hashable, Sendable {
         r.timer = try string("timer")
         if let id = try string("request_id") {
             guard isValidRequestID(id) else {
-                throw ProtocolError("invalid_field", "\"request_id\" must be 1 to \(maximumRequestIDLength) characters without control characters")
+                throw ProtocolError("invalid_field", "\"request_id\" must be 1 to \(maximumRequestIDLength) characters (\(maximumRequestIDBytes) bytes of UTF-8) without control characters")
             }
             r.requestID = id
         }

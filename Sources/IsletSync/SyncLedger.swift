@@ -247,7 +247,7 @@ extension SyncLedger: Codable {
             // A record dated past the year 9999 is dropped by `heal`, not a broken file.
             if !e.record.revision.isInRange { map[e.record.timerID] = map[e.record.timerID] ?? e; continue }
             if let why = e.record.problem {
-                throw DecodingError.dataCorruptedError(forKey: .entries, in: c, debugDescription: "record of timer \"\(e.record.timerID.prefix(80))\": \(why)")
+                throw DecodingError.dataCorruptedError(forKey: .entries, in: c, debugDescription: "record of timer \"\(TextRule.excerpt(e.record.timerID, bytes: 80))\": \(why)")
             }
             if let old = map[e.record.timerID], old.record.revision > e.record.revision { continue }
             map[e.record.timerID] = e

@@ -34,7 +34,7 @@ public struct SyncRecord: Hashable, Sendable {
     /// Why a received record cannot be taken (nil: it can): a record is input from the network,
     /// checked by the rules every activity the book makes meets.
     public var problem: String? {
-        guard ActivityAttributes.isValidTimerID(timerID) else { return "timer id \"\(timerID.prefix(80))\" is not \(ActivityAttributes.timerIDRule)" }
+        guard ActivityAttributes.isValidTimerID(timerID) else { return "timer id \"\(TextRule.excerpt(timerID, bytes: 80))\" is not \(ActivityAttributes.timerIDRule)" }
         guard !revision.device.isEmpty, revision.device.utf8.count <= 64 else { return "the revision's device id must be 1 to 64 bytes" }
         guard revision.wallMilliseconds >= 0 else { return "the revision's wall time \(revision.wallMilliseconds) is before 1970" }
         guard revision.isInRange else { return "the revision's wall time \(revision.wallMilliseconds) is after the year 9999" }
@@ -44,7 +44,7 @@ public struct SyncRecord: Hashable, Sendable {
             guard overflow || until.milliseconds <= limit else { return "expanded_until is more than an hour after its change" }
         }
         if let a = activity {
-            guard a.timerID == timerID else { return "the activity is for timer \"\(a.timerID.prefix(80))\", not \"\(timerID)\"" }
+            guard a.timerID == timerID else { return "the activity is for timer \"\(TextRule.excerpt(a.timerID, bytes: 80))\", not \"\(timerID)\"" }
             if let v = a.violation() { return "\(v)" }
         }
         return nil
@@ -70,7 +70,7 @@ extension SyncRecord: Codable {
         activity = try c.decodeIfPresent(Activity.self, forKey: .activity)
         if let s = try c.decodeIfPresent(String.self, forKey: .expandedUntil) {
             guard let t = ISO8601.parse(s) else {
-                throw DecodingError.dataCorruptedError(forKey: .expandedUntil, in: c, debugDescription: "\"\(s)\" is not an ISO-8601 UTC instant")
+                throw DecodingError.dataCorruptedError(forKey: .expandedUntil, in: c, debugDescription: "\"\(s)\" is not an RFC 3339 instant")
             }
             expandedUntil = t
         } else {

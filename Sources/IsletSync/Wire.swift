@@ -1,4 +1,5 @@
 import FoundationEssentials
+import IsletCore
 
 /// What crosses the broker, parsed with every check before use: the one place a group
 /// message's bytes become values (the daemon's sync part and the fuzz targets both call it).
@@ -17,7 +18,7 @@ public enum SyncWire {
         do { record = try JSONDecoder().decode(SyncRecord.self, from: Data(payload)) }
         catch { return .failure(SyncWireError("it does not decode: \(describe(error))")) }
         guard record.timerID == topicTimer else {
-            return .failure(SyncWireError("it is for timer \"\(record.timerID.prefix(80))\", not the topic's"))
+            return .failure(SyncWireError("it is for timer \"\(TextRule.excerpt(record.timerID, bytes: 80))\", not the topic's"))
         }
         if let why = record.problem { return .failure(SyncWireError(why)) }
         return .success(record)

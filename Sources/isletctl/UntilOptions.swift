@@ -5,7 +5,8 @@ import IsletProtocol
 /// isletctl's options for pushed activities: `start --until …` (kind until) and `update`.
 enum UntilOptions {
     /// Reads `--until WHEN`: `HH:MM[:SS]` (local time, the next such time), `+MINUTES` (from
-    /// now), or an ISO-8601 UTC instant (`2026-12-06T14:05:00Z`).
+    /// now), or an RFC 3339 instant (`2026-12-06T14:05:00Z`, `2026-12-06T15:05:00+01:00`), as the
+    /// daemon reads one.
     static func instant(_ text: String, now: Instant) -> Instant? {
         if text.hasPrefix("+") {
             guard let m = Double(text.dropFirst()), m.isFinite, m >= 0, m <= 24 * 60 else { return nil }
@@ -31,7 +32,7 @@ enum UntilOptions {
         }
         func when(_ v: String) throws(CtlMain.Usage) -> Instant {
             guard let t = instant(v, now: now) else {
-                throw CtlMain.Usage(message: "\(flag) takes HH:MM (local time), +MINUTES or an ISO-8601 instant such as 2026-12-06T14:05:00Z (got \"\(v)\")")
+                throw CtlMain.Usage(message: "\(flag) takes HH:MM (local time), +MINUTES or an RFC 3339 instant such as 2026-12-06T14:05:00Z or 2026-12-06T15:05:00+01:00 (got \"\(v)\")")
             }
             return t
         }

@@ -136,6 +136,35 @@ import IsletCore
         #expect(a.violation() == nil)
     }
 
+    /// The 24 h horizon at its edge, from the text a source sends: t0 is 2026-11-30T22:00:00Z,
+    /// so 2026-12-01T22:00:00Z is exactly 24 h ahead (taken) and anything later is past it,
+    /// however little (refused), written in UTC or with an offset.
+    @Test func theHorizonHoldsAtItsEdgeInEveryForm() throws {
+        #expect(ISO8601.format(t0) == "2026-11-30T22:00:00.000Z")
+        let a = try #require(start)
+        func outcome(_ text: String) throws -> Bool {
+            let end = try #require(ISO8601.parse(text), "\(text) does not parse")
+            let attrs = ActivityAttributes(timerID: "edge", kind: .until(PushedContent(endsAt: end)))
+            let started = (try? TimerMachine.apply(.start(attrs), to: nil, now: t0)) != nil
+            let updated = (try? TimerMachine.apply(.update(ContentUpdate(endsAt: .set(end))), to: a, now: t0)) != nil
+            #expect(started == updated, "\(text): a start and an update disagree")
+            return started
+        }
+        for taken in ["2026-12-01T22:00:00Z", "2026-12-01T22:00:00.000000000Z", "2026-12-01T23:00:00+01:00",
+                      "2026-12-01T17:00:00-05:00", "2026-12-01T21:59:59.999Z", "2026-12-01t22:00:00z"] {
+            #expect(try outcome(taken), "\(taken) refused")
+        }
+        for refused in ["2026-12-01T22:00:00.001Z", "2026-12-01T22:00:01Z", "2026-12-01T22:00:00.0000001Z",
+                        "2026-12-01T23:00:00.0004+01:00", "2026-12-02T00:00:00.001+02:00",
+                        "2026-12-01T22:00:00.5Z", "2026-12-01T21:00:01-01:00"] {
+            #expect(try !outcome(refused), "\(refused) taken")
+        }
+        // The loader's rule is the same edge: a record 1 ms past it is refused.
+        var past = a
+        past.content.pushed?.endsAt = a.updatedAt + .seconds(24 * 3600) + .milliseconds(1)
+        #expect(past.violation()?.field == "content.pushed.ends_at")
+    }
+
     @Test func onlyWhatSchemaOneCannotHoldNeedsSchemaTwo() throws {
         #expect(try #require(started()).fitsSchema1)
         #expect(try #require(started(stopwatch)).fitsSchema1)

@@ -62,6 +62,35 @@ struct ControlProtocolTests {
         #expect(try parse(#"{"op":"update","timer":"laundry"}"#).update == ContentUpdate())
     }
 
+    @Test("ends_at in every RFC 3339 form; refused in any other, naming the forms it takes")
+    func endsAtForms() throws {
+        // 2026-12-06T14:05:00Z is 1,796,565,900 s after 1970.
+        let end = Instant(milliseconds: 1_796_565_900_000)
+        for text in ["2026-12-06T15:05:00+01:00", "2026-12-06t14:05:00z", "2026-12-06T06:05:00-08:00", "2026-12-06T14:05:00.0000Z"] {
+            #expect(try parse(#"{"op":"update","ends_at":"\#(text)"}"#).update.endsAt == .set(end), "\(text)")
+            #expect(try parse(#"{"op":"start","kind":"until","ends_at":"\#(text)"}"#).start.until?.endsAt == end, "\(text)")
+        }
+        // Seconds since 1970 round to the nearest millisecond.
+        #expect(try parse(#"{"op":"update","ends_at":1796565900.0004}"#).update.endsAt == .set(end))
+        #expect(try parse(#"{"op":"update","ends_at":1796565900.0006}"#).update.endsAt == .set(end + .milliseconds(1)))
+        for text in ["2026-12-06T14:05Z", "2026-12-06 14:05:00Z", "2026-12-06T14:05:00", "2026-12-06T14:05:00+0100", "2026-12-06T23:59:60Z"] {
+            #expect("\(text)", performing: { try parse(#"{"op":"update","ends_at":"\#(text)"}"#) },
+                    throws: { ($0 as? ProtocolError)?.code == "invalid_field" && "\($0)".contains("RFC 3339") })
+        }
+    }
+
+    @Test("a request id is bounded in UTF-8 bytes as well as in characters")
+    func requestIDBytes() throws {
+        #expect(ControlRequest.maximumRequestIDLength == 128 && ControlRequest.maximumRequestIDBytes == 512)
+        // 128 four-byte characters (U+1D11E) are 512 bytes: taken.
+        let full = String(repeating: "\u{1D11E}", count: 128)
+        #expect(try parse(#"{"op":"status","request_id":"\#(full)"}"#).requestID == full)
+        // One letter and 600 combining acute accents (U+0301) is one character of 1,201 bytes.
+        let heavy = "a" + String(repeating: "\u{301}", count: 600)
+        #expect(code(#"{"op":"status","request_id":"\#(heavy)"}"#) == "invalid_field")
+        #expect(ControlRequest.requestID(in: Array(#"{"op":"x","request_id":"\#(heavy)"}"#.utf8)) == nil)
+    }
+
     @Test("until and update refuse what they cannot hold", arguments: [
         #"{"op":"start","kind":"until","ends_at":"tomorrow"}"#,
         #"{"op":"start","kind":"until","ends_at":"2300-01-01T00:00:00Z"}"#,

@@ -27,6 +27,12 @@ import Glibc
     @Test func anISOInstantIsTakenAsIs() throws {
         let p = try CtlMain.parse("start", ["--until", "2026-12-06T14:05:00Z"], now: now)
         #expect(p.request.start.until?.endsAt == Instant(milliseconds: 1_796_565_900_000))
+        // Every RFC 3339 form the daemon reads, an offset included (14:05Z is 15:05 at +01:00).
+        for text in ["2026-12-06T15:05:00+01:00", "2026-12-06t14:05:00z", "2026-12-06T14:05:00.000-00:00"] {
+            let q = try CtlMain.parse("update", ["--timer", "laundry", "--until", text], now: now)
+            #expect(q.request.update.endsAt == .set(Instant(milliseconds: 1_796_565_900_000)), "\(text)")
+        }
+        #expect(throws: CtlMain.Usage.self) { try CtlMain.parse("update", ["--until", "2026-12-06T14:05:00+0100"], now: now) }
     }
 
     @Test func aLocalTimeIsItsNextOccurrenceInTheHostsZone() throws {
