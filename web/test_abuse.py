@@ -3,15 +3,16 @@
 Each case plays an attack that an outside probe found on the page, from loopback addresses of
 its own (127.0.0.2 and up: every address of 127.0.0.0/8 is this machine), and checks that
 another client (another address) and a person at the socket are still served, with figures:
-(k) half-sent requests closed in rounds: the page accepts again at once;
-(l) 500 dribbled requests, 2,000 idle connections, 32 keep-alive holders and 500 event streams
+(s) half-sent requests closed in rounds: the page accepts again at once;
+(t) 500 dribbled requests, 2,000 idle connections, 32 keep-alive holders and 500 event streams
     from one address: another address gets the page each time, within 1 s;
-(m) a slowloris on a quiet page is cut in about 5 s;
-(n) bodies: a 1 GB Content-Length is refused from its headers, an endless chunked body cut
+(u) a slowloris on a quiet page is cut in about 5 s;
+(v) bodies: a 1 GB Content-Length is refused from its headers, an endless chunked body cut
     past 16 KiB;
-(o) request smuggling: Transfer-Encoding beside Content-Length, two Content-Lengths, two Hosts:
+(w) request smuggling: Transfer-Encoding beside Content-Length, two Content-Lengths, two Hosts:
     400 and closed, nothing acted on;
-(p) frame.png at scale 16 from eight clients in a loop: a person's status and the panel's tick.
+(x) frame.png at scale 16 from eight clients in a loop: a person's status and the panel's tick;
+(z) libmicrohttpd's own refusals: fixed texts, nothing echoed, closed.
 """
 import json
 import socket
@@ -93,7 +94,7 @@ class Abuse(WebCase):
                         f"{when}: a request from {source} got {line!r} after {took:.2f} s (want 200 within {within} s)")
         return took
 
-    def test_k_half_sent_requests_closed_in_rounds(self):
+    def test_s_half_sent_requests_closed_in_rounds(self):
         d = self.daemon()
         rounds = []
         for n in range(3):
@@ -116,7 +117,7 @@ class Abuse(WebCase):
         figure("half-sent rounds: " + "; ".join(f"{n} sent, then served in {a * 1000:.0f} ms / {b * 1000:.0f} ms"
                                                 for n, a, b in rounds) + f"; status.web {web}")
 
-    def test_l_one_address_cannot_take_the_page(self):
+    def test_t_one_address_cannot_take_the_page(self):
         d = self.daemon()
         self.ctl_ok(d, "start", "--seconds", "600")
         figures = []
@@ -196,7 +197,7 @@ class Abuse(WebCase):
         figure("; ".join(figures))
         self.assertTrue(d.running, "isletd died")
 
-    def test_m_slowloris_cut_in_seconds(self):
+    def test_u_slowloris_cut_in_seconds(self):
         d = self.daemon()
         c = connect(d.port, ATTACKER)
         t0 = time.monotonic()
@@ -220,7 +221,7 @@ class Abuse(WebCase):
         self.assertIsNotNone(cut, f"a slowloris was not cut within 15 s ({sent} bytes sent)")
         self.assertTrue(4.0 <= cut <= 7.0, f"the slowloris was cut after {cut:.2f} s (want the 5 s first-request deadline)")
 
-    def test_n_bodies_refused_before_they_are_read(self):
+    def test_v_bodies_refused_before_they_are_read(self):
         d = self.daemon()
         own = f"Origin: http://127.0.0.1:{d.port}"
         # A 1 GB Content-Length: refused from the headers alone.
@@ -270,7 +271,7 @@ class Abuse(WebCase):
         self.assertEqual(d.activities(), [], f"a refused body acted: {d.activities()}")
         self.served(d, "after the bodies")
 
-    def test_o_smuggling_refused(self):
+    def test_w_smuggling_refused(self):
         d = self.daemon()
         host = f"127.0.0.1:{d.port}"
         body = json.dumps({"op": "start", "seconds": 600}).encode()
@@ -298,7 +299,7 @@ class Abuse(WebCase):
         self.assertTrue(line.startswith("HTTP/1.1 200"), f"a plain start: {line!r} {got[-200:]!r}")
         figure("; ".join(seen))
 
-    def test_p_frame_png_flood(self):
+    def test_x_frame_png_flood(self):
         d = self.daemon()
         self.ctl_ok(d, "start", "--seconds", "600")
         time.sleep(0.3)
@@ -367,7 +368,7 @@ class Abuse(WebCase):
         self.assertLessEqual(max(gaps, default=99), 1.1, f"frame events {gaps} s apart under the flood (want ≤ 1.1 s)")
         self.assertFalse(probe.errors, f"status failed under the flood: {probe.errors[:2]}")
 
-    def test_r_the_librarys_own_answers(self):
+    def test_z_the_librarys_own_answers(self):
         """libmicrohttpd answers a request it cannot parse itself, before Islet sees it, without
         the page's headers (0.9.75 has no hook for them): docs/WEB.md says why that is safe,
         and this checks it. Each such answer is one of the library's fixed texts (from its

@@ -124,14 +124,14 @@ class Load(WebCase):
 
 
 class Handshakes(WebCase):
-    """(q) HTTPS on: 20 clients speaking plain HTTP to the TLS port in a loop and 20 handshakes
+    """(y) HTTPS on: 20 clients speaking plain HTTP to the TLS port in a loop and 20 handshakes
     left half-finished (a ClientHello's record header and 10 of its bytes), from addresses of
     their own, while a person asks the socket for status: a handshake never blocks the turn
     (the socket's round trip p99 stays under 50 ms; seen once at 1,097 ms on a machine shared
     with qemu guests), and the half-finished ones are cut at the first-request deadline."""
     uses_browser = False
 
-    def test_q_half_finished_handshakes(self):
+    def test_y_half_finished_handshakes(self):
         import threading
         from streams import connect
         d = self.daemon(password="tls pass", tls=True)
