@@ -24,8 +24,10 @@ def setUpModule():
 
 
 def decode_png(data):
-    """(width, height, rows of pixel bytes) of an 8-bit grayscale PNG, every chunk's CRC checked
-    and each row's filter undone; raises ValueError for anything else."""
+    """(width, height, rows of pixel bytes 0 or 255) of a 1-bit or 8-bit greyscale PNG (the PNG
+    specification, ISO/IEC 15948): every chunk's CRC checked, each row's filter undone on bytes
+    (a filter's left neighbour is one byte back for both depths), 1-bit rows unpacked high bit
+    first. Raises ValueError for anything else."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError(f"no PNG signature: {data[:8]!r}")
     i, chunks = 8, []
@@ -42,15 +44,16 @@ def decode_png(data):
     if not chunks or chunks[0][0] != b"IHDR" or chunks[-1][0] != b"IEND":
         raise ValueError(f"chunks {[k for k, _ in chunks]}: not IHDR first and IEND last")
     w, h, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", chunks[0][1])
-    if (depth, color, interlace) != (8, 0, 0):
-        raise ValueError(f"depth {depth}, colour type {color}, interlace {interlace}: not 8-bit grey")
+    if depth not in (1, 8) or (color, interlace) != (0, 0):
+        raise ValueError(f"depth {depth}, colour type {color}, interlace {interlace}: not 1- or 8-bit grey")
+    stride = w if depth == 8 else (w + 7) // 8
     raw = zlib.decompress(b"".join(b for k, b in chunks if k == b"IDAT"))
-    if len(raw) != h * (1 + w):
-        raise ValueError(f"{len(raw)} bytes inflated, not {h} rows of 1 + {w}")
-    rows, prior = [], bytes(w)
+    if len(raw) != h * (1 + stride):
+        raise ValueError(f"{len(raw)} bytes inflated, not {h} rows of 1 + {stride}")
+    rows, prior = [], bytes(stride)
     for r in range(h):
-        kind, line = raw[r * (1 + w)], bytearray(raw[r * (1 + w) + 1:(r + 1) * (1 + w)])
-        for x in range(w):   # one byte a pixel: the neighbour to the left is x - 1
+        kind, line = raw[r * (1 + stride)], bytearray(raw[r * (1 + stride) + 1:(r + 1) * (1 + stride)])
+        for x in range(stride):
             a = line[x - 1] if x else 0
             b, c = prior[x], (prior[x - 1] if x else 0)
             if kind == 0:
@@ -68,8 +71,10 @@ def decode_png(data):
             else:
                 raise ValueError(f"row {r}: filter type {kind}")
             line[x] = (line[x] + pred) & 0xFF
+        prior = bytes(line)
+        if depth == 1:
+            line = bytearray(255 if line[x >> 3] >> (7 - (x & 7)) & 1 else 0 for x in range(w))
         rows.append(bytes(line))
-        prior = line
     return w, h, rows
 
 
