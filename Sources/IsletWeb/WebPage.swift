@@ -91,12 +91,16 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         let mono = env.mono
         let own = server.timeoutMs.map { mono.adding(milliseconds: min($0, 3_600_000)) }
         let slow = connections.values.compactMap(\.waitingSince).min().map { $0.adding(milliseconds: Self.requestDeadlineMs) }
-        return earliest(own, slow)
+        return earliest(earliest(own, slow), earliest(guarded.episodeEnds, sessionStreamsEnd))
     }
 
     package var hasBacklog: Bool { kick }
 
     package func afterEvents(_ turn: TurnView) {
+        if let end = sessionStreamsEnd, end <= turn.mono { endStreamsOfEndedSessions(at: turn.mono) }
+        if let e = guarded.endEpisode(at: turn.mono), e.exhausted {
+            env.log.notice("web: password guessing over: \(e.tries) login tries (\(e.wrong) wrong passwords, \(e.refused) refused unchecked) from \(e.addressCount) addresses in \(turn.mono.nanoseconds(since: e.since) / 1_000_000_000) s")
+        }
         if kick || server.timeoutMs == 0 {
             kick = false
             server.run()
@@ -209,7 +213,28 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         if let change = outcome.change { broadcast(Self.event("change", JSONLines.encode(change))) }
     }
 
+    /// The first instant a stream's session expires by itself.
+    private var sessionStreamsEnd: MonotonicInstant? {
+        streams.compactMap { $0.session.flatMap(guarded.expiry(of:)) }.min()
+    }
+
+    /// Ends every stream whose session is over (logged out, expired, or pushed out by newer
+    /// ones): a stream is a session's, and must not outlive it.
+    func endStreamsOfEndedSessions(at mono: MonotonicInstant) {
+        guard guarded.needsLogin else { return }
+        var ended = 0
+        for s in streams where !guarded.admits(s.session, at: mono) {
+            s.end()
+            ended += 1
+        }
+        if ended > 0 {
+            streams.removeAll { $0.ended }
+            kick = true
+        }
+    }
+
     private func broadcast(_ bytes: [UInt8]) {
+        endStreamsOfEndedSessions(at: env.mono)
         kick = kick || !streams.isEmpty
         var dropped = 0
         for s in streams where !s.awaitingFirst {

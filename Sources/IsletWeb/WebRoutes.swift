@@ -33,6 +33,7 @@ extension WebPage {
         case ("POST", "/api/logout"):
             guard sameOrigin(r) else { return }
             guarded.logout(r.cookie("islet_session"))
+            endStreamsOfEndedSessions(at: mono)
             return answer(r, 200, json: Array(#"{"ok":true}"#.utf8), headers: [("Set-Cookie", guarded.cookie(""))])
         default: break
         }
@@ -108,6 +109,12 @@ extension WebPage {
                 env.log.notice("web: \(WebGuard.failuresAllowed) failed logins from \(address) within \(WebGuard.failureWindowMs / 1000) s; its logins wait \(seconds) s")
             }
             fail(r, 429, "rate_limited", "too many wrong passwords; try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+        case .guessing(let seconds):
+            refuse("login_guessing")
+            if firstOfEpisode {
+                env.log.notice("web: \(WebGuard.budgetFailures) failed logins used up the page's budget (one more every \(WebGuard.budgetRefillMs / 1000) s); every login waits until the guessing stops (the latest from \(address))")
+            }
+            fail(r, 429, "rate_limited", "too many wrong passwords on this page; try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
         }
     }
 
@@ -150,6 +157,7 @@ extension WebPage {
     private func events(_ r: HTTPRequest) {
         guard let inbox else { return fail(r, 503, "busy", "the daemon is stopping") }
         let stream = EventStream(connection: r.connectionKey)
+        if guarded.needsLogin { stream.session = r.cookie("islet_session") }
         stream.send(Self.event("session", Array(#"{"password":\#(guarded.needsLogin),"read_only":\#(settings.readOnly)}"#.utf8)))
         switch inbox.request(ControlRequest(op: .watch)) {
         case .now(let response):
