@@ -35,6 +35,9 @@ let package = Package(
         // libmicrohttpd for the web page, loaded with dlopen only when [web] is set; its header
         // comes from libmicrohttpd-dev, the library from libmicrohttpd12 (docs/WEB.md).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
+        // GnuTLS (libmicrohttpd's TLS library), loaded with dlopen only to check [web]'s
+        // certificate and key; its header comes from libgnutls28-dev (libmicrohttpd-dev's).
+        .target(name: "CGnuTLS", linkerSettings: [.linkedLibrary("dl")]),
         // A thin C shim over libgpiod whose interface does not leak the 1.6 API.
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
@@ -82,7 +85,7 @@ let package = Package(
         // what a reload changes; no live connection, no descriptor.
         .target(name: "IsletConfig",
                 dependencies: ["IsletCore", "IsletFrame", "IsletDisplay", "IsletInput", "IsletLinux", "IsletSystem", "IsletErrno",
-                               "IsletProtocol", "IsletMQTT"],
+                               "IsletProtocol", "IsletMQTT", "CGnuTLS"],
                 swiftSettings: strict),
         // What a part of the daemon is (`DaemonPart`), its way in, the turn it sees, the loop,
         // the log and the clocks it is given.
