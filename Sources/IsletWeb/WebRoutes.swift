@@ -14,6 +14,7 @@ extension WebPage {
                             "web: refused a request for host \(Quoted.literal(String((r.header("Host") ?? "").prefix(80)), .json)) (not this machine's name; add it to [web] hostnames if it is)")
             return fail(r, 421, "bad_host", "this page does not answer to that host name; add it to [web] hostnames")
         }
+        guard admitsPeer(r, at: mono) else { return }
         guard openConnections <= Self.softLimit else {
             refuse("busy")
             return fail(r, 503, "busy", "the page serves \(Self.softLimit) connections at once; try again shortly",
@@ -99,6 +100,7 @@ extension WebPage {
                                                        token: { () throws(SystemError) in try WebGuard.newToken() })
         switch outcome {
         case .accepted(let token):
+            endStreamsOfEndedSessions(at: mono)   // a new session may push out the oldest
             answer(r, 200, json: Array(#"{"ok":true}"#.utf8), headers: [("Set-Cookie", guarded.cookie(token))])
         case .refused:
             refuse("bad_password")
