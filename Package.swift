@@ -38,6 +38,8 @@ let package = Package(
         // GnuTLS (libmicrohttpd's TLS library), loaded with dlopen only to check [web]'s
         // certificate and key; its header comes from libgnutls28-dev (libmicrohttpd-dev's).
         .target(name: "CGnuTLS", linkerSettings: [.linkedLibrary("dl")]),
+        // One exact lookup in the kernel's socket table (NETLINK_SOCK_DIAG): who owns a loopback client's socket.
+        .target(name: "CSockDiag"),
         // A thin C shim over libgpiod whose interface does not leak the 1.6 API.
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
@@ -66,7 +68,7 @@ let package = Package(
         // The system-call boundary: one Errno, an owning FileDescriptor, one monotonic clock, epoll,
         // timerfd, signalfd, eventfd, sockets. libgpiod and libi2c sit in IsletLinux on top of it, so
         // isletctl (which needs sockets, not GPIO) links neither.
-        .target(name: "IsletSystem", dependencies: ["CLinux", "IsletErrno"], swiftSettings: strict),
+        .target(name: "IsletSystem", dependencies: ["CLinux", "CSockDiag", "IsletErrno"], swiftSettings: strict),
         // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
         .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletErrno", "IsletSystem", "IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],

@@ -3,7 +3,9 @@ import IsletSystem
 /// Who may use a page without a password (docs/WEB.md "Security"): the users the control
 /// socket lets act (mode 0660), that is root, the daemon's own user and the members of the
 /// socket's group. The user behind a loopback connection is the owner of the client's socket,
-/// which the kernel lists in /proc/net/tcp and tcp6; each connection is looked up once.
+/// which the kernel's socket table names (the `uid` column of /proc/net/tcp, read here with one
+/// exact NETLINK_SOCK_DIAG lookup: /proc/net/tcp lists every socket, milliseconds per read with a
+/// few thousand); each connection is looked up once.
 package struct PeerPolicy {
     package let group: UInt32
     package let groupName: String
@@ -43,8 +45,8 @@ extension WebPage {
         if let v = peerVerdicts[key] { return v ? true : refusePeer(r, nil) }
         let fd = HTTPConnections.fd(key)
         let owner: UInt32?
-        do { owner = try TCPSocketTable.peerOwner(of: fd) } catch {
-            // Not knowing who it is, the page does not serve it (the unit must show /proc/net).
+        do { owner = try TCPPeers.owner(ofPeerOf: fd) } catch {
+            // Not knowing who it is, the page does not serve it (the unit must allow AF_NETLINK).
             env.log.limited(.warning, topic: "web-peer", nowMs: mono.milliseconds,
                             "web: cannot tell who owns a client's socket (\(error)); refused it: a page without a password serves only the socket's group")
             peerVerdicts[key] = false
