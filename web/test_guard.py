@@ -308,7 +308,7 @@ class GuardMore(WebCase):
             self.assertEqual(status, 78, f"{name}: isletd --check-config exited {status}: {out}")
             self.assertIn(f"{conf}:{line + 3}:", out, f"{name}: the line at fault: {out}")
             self.assertIn(words, out, f"{name}: {out}")
-            seen.append(f"{name}: {out.strip().split(': ', 2)[-1][:90]}")
+            seen.append(f"{name}: {out[out.find('web.'):].strip()[:110]}")
         conf = os.path.join(d.dir, "good.conf")
         with open(conf, "w") as f:
             f.write(f"[daemon]\nsocket = {d.dir}/x.sock\nstate_dir = {d.dir}/x\n[web]\ncert_file = {c1}\nkey_file = {k1}\n")

@@ -12,6 +12,8 @@ package struct WebGuard {
     private let password: [UInt8]?
     private var sessions: [String: MonotonicInstant] = [:]
     private var failures: [String: LoginFailures] = [:]
+    /// Without a password: who may use the page (WebPeers.swift); nil when anyone may reach it.
+    package var peers: PeerPolicy?
 
     /// A session lasts this long from its login.
     package static let sessionSeconds: Int64 = 7 * 24 * 3600

@@ -34,9 +34,6 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// A parked connection was resumed in this turn: libmicrohttpd runs again at the next
     /// (resuming does not wake its epoll descriptor).
     var kick = false
-    /// Without a password: who may use the page, and each connection's verdict (WebPeers.swift).
-    var peerPolicy: PeerPolicy?
-    var peerVerdicts: [OpaquePointer: Bool] = [:]
 
     /// `[web]`'s page, or none without the section.
     package static func make(_ config: DaemonConfig, _ env: PartEnvironment) throws(DaemonStartError) -> [any DaemonPart] {
@@ -45,7 +42,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         if web.checksPeers {
             // The control socket's group: socket_group, or the daemon's own group.
             let gid = config.socketGroup.flatMap(Identity.groupID(named:)) ?? Identity.effectiveGroupID
-            page.peerPolicy = PeerPolicy(group: gid, groupName: config.socketGroup ?? Identity.groupName(of: gid) ?? "gid \(gid)",
+            page.guarded.peers = PeerPolicy(group: gid, groupName: config.socketGroup ?? Identity.groupName(of: gid) ?? "gid \(gid)",
                                          ownUser: Identity.effectiveUserID)
         }
         return [page]
@@ -138,7 +135,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
 
     package func closed(_ connection: OpaquePointer) {
         connections[connection] = nil
-        peerVerdicts[connection] = nil
+        guarded.peers?.connections[connection] = nil
         streams.removeAll { $0.connection == connection }
         waiting.removeAll { $0.request.connectionKey == connection }
     }

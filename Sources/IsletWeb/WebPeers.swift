@@ -13,6 +13,8 @@ package struct PeerPolicy {
     /// Verdicts per user for `verdictMs` (the user and group databases rarely change), at most
     /// `maximumUsers` of them.
     private var users: [UInt32: (admitted: Bool, at: MonotonicInstant)] = [:]
+    /// Each open connection's verdict (dropped when it closes: bounded by the server's connections).
+    package var connections: [OpaquePointer: Bool] = [:]
     package static let verdictMs: Int64 = 60_000
     package static let maximumUsers = 64
 
@@ -40,30 +42,30 @@ extension WebPage {
     /// socket would admit; the verdict is kept for the connection's life. Answers 403 and
     /// returns false otherwise.
     func admitsPeer(_ r: HTTPRequest, at mono: MonotonicInstant) -> Bool {
-        guard peerPolicy != nil else { return true }
+        guard guarded.peers != nil else { return true }
         let key = r.connectionKey
-        if let v = peerVerdicts[key] { return v ? true : refusePeer(r, nil) }
+        if let v = guarded.peers?.connections[key] { return v ? true : refusePeer(r, nil) }
         let fd = HTTPConnections.fd(key)
         let owner: UInt32?
         do { owner = try TCPPeers.owner(ofPeerOf: fd) } catch {
             // Not knowing who it is, the page does not serve it (the unit must allow AF_NETLINK).
             env.log.limited(.warning, topic: "web-peer", nowMs: mono.milliseconds,
                             "web: cannot tell who owns a client's socket (\(error)); refused it: a page without a password serves only the socket's group")
-            peerVerdicts[key] = false
+            guarded.peers?.connections[key] = false
             return refusePeer(r, nil)
         }
-        let admitted = owner.map { peerPolicy?.admits($0, at: mono) ?? false } ?? false
-        peerVerdicts[key] = admitted
+        let admitted = owner.map { guarded.peers?.admits($0, at: mono) ?? false } ?? false
+        guarded.peers?.connections[key] = admitted
         if !admitted {
             env.log.limited(.notice, topic: "web-peer", nowMs: mono.milliseconds,
-                            "web: refused a connection from uid \(owner.map(String.init) ?? "unknown") (not root, not this daemon's user, not in group \(peerPolicy?.groupName ?? "?")); a page without a password serves whom the control socket serves")
+                            "web: refused a connection from uid \(owner.map(String.init) ?? "unknown") (not root, not this daemon's user, not in group \(guarded.peers?.groupName ?? "?")); a page without a password serves whom the control socket serves")
         }
         return admitted ? true : refusePeer(r, owner)
     }
 
     private func refusePeer(_ r: HTTPRequest, _ owner: UInt32?) -> Bool {
         refuse("not_in_group")
-        let name = peerPolicy?.groupName ?? "the socket's group"
+        let name = guarded.peers?.groupName ?? "the socket's group"
         fail(r, 403, "not_in_group",
              "this page has no password, so it serves only the users its control socket serves: root, the daemon's user and the group \(name)")
         return false
