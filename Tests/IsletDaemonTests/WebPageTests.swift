@@ -1,6 +1,8 @@
 import Testing
 import Foundation
 import IsletSystem
+import IsletClock
+import IsletTestSupport
 
 /// The web page as a part of the running daemon: requests over real TCP to libmicrohttpd on
 /// the loop, answered from the turn like the socket's; streams that cost nothing while idle;
@@ -152,6 +154,41 @@ struct WebPageTests {
         #expect(before >= 0 && after - before <= 1, "an idle stream woke the daemon \(after - before) times in 1.5 s (1: the status request itself)")
     }
 
+    /// Issue 44 §11: a stream opened with a session kept getting `change` after the session's
+    /// week was over (and after a logout: `make test-web` (l)).
+    @Test("an event stream ends when its session expires: no change after")
+    func streamEndsWithItsSession() throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        let pw = dir + "/web.password"
+        try "correct horse\n".write(toFile: pw, atomically: true, encoding: .utf8)
+        #expect(chmod(pw, 0o600) == 0)
+        let clock = ManualLoopClock()
+        let d = try InProcessDaemon(clock: clock, config: "[display]\nbus = mock\n[web]\nlisten = 127.0.0.1:\(Self.port)\npassword_file = \(pw)\n")
+        defer { d.stop() }
+        let login = try Self.http("POST", "/api/login", body: #"{"password":"correct horse"}"#, headers: ["Content-Type": "application/json"])
+        let cookie = login.headers["set-cookie"].map { String($0.prefix { $0 != ";" }) } ?? ""
+        #expect(login.status == 200 && cookie.hasPrefix("islet_session="), "\(login.status) \(login.text)")
+        let fd = try TCPClient.connect("127.0.0.1", port: Self.port)
+        try fd.sendAll(Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(Self.port)\r\nCookie: \(cookie)\r\n\r\n".utf8))
+        var got = ""
+        func read(until needle: String, ms: Int32 = 3000) throws -> Bool {
+            while !got.contains(needle) {
+                guard try fd.waitReadable(timeoutMs: ms), let c = try fd.receive(capacity: 65536), !c.isEmpty else { return false }
+                got += String(decoding: c, as: UTF8.self)
+            }
+            return true
+        }
+        #expect(try read(until: "event: state"), "\(got.prefix(300))")
+        // The week passes in one step: the loop's deadline for the session's end falls due.
+        clock.advance(milliseconds: WebGuardWeek.ms + 1000)
+        d.settle()
+        let before = got.count
+        _ = try d.request(#"{"op":"start","seconds":600}"#)
+        #expect(try read(until: "\r\n0\r\n\r\n"), "the expired session's stream did not end: \(got.suffix(300))")
+        #expect(!got.dropFirst(before).contains("event: change"), "a change reached an expired session's stream")
+    }
+
     @Test("past 32 connections a newcomer gets 503, and a person at the socket is still served")
     func busy() throws {
         let d = try Self.daemon()
@@ -187,4 +224,9 @@ struct WebPageTests {
         let web = try d.status().status?.web
         #expect(web?.refused["rate_limited"] == codes[429])
     }
+}
+
+/// A session's life (WebGuard.sessionSeconds, docs/WEB.md), in milliseconds.
+enum WebGuardWeek {
+    static let ms: Int64 = 7 * 24 * 3600 * 1000
 }
