@@ -44,7 +44,7 @@ extension WebPage {
     func admitsPeer(_ r: HTTPRequest, at mono: MonotonicInstant) -> Bool {
         guard guarded.peers != nil else { return true }
         let key = r.connectionKey
-        if let v = guarded.peers?.connections[key] { return v ? true : refusePeer(r, nil) }
+        if let v = guarded.peers?.connections[key] { return v ? true : refusePeer(r) }
         let fd = HTTPConnections.fd(key)
         let owner: UInt32?
         do { owner = try TCPPeers.owner(ofPeerOf: fd) } catch {
@@ -52,7 +52,7 @@ extension WebPage {
             env.log.limited(.warning, topic: "web-peer", nowMs: mono.milliseconds,
                             "web: cannot tell who owns a client's socket (\(error)); refused it: a page without a password serves only the socket's group")
             guarded.peers?.connections[key] = false
-            return refusePeer(r, nil)
+            return refusePeer(r)
         }
         let admitted = owner.map { guarded.peers?.admits($0, at: mono) ?? false } ?? false
         guarded.peers?.connections[key] = admitted
@@ -60,14 +60,14 @@ extension WebPage {
             env.log.limited(.notice, topic: "web-peer", nowMs: mono.milliseconds,
                             "web: refused a connection from uid \(owner.map(String.init) ?? "unknown") (not root, not this daemon's user, not in group \(guarded.peers?.groupName ?? "?")); a page without a password serves whom the control socket serves")
         }
-        return admitted ? true : refusePeer(r, owner)
+        return admitted ? true : refusePeer(r)
     }
 
-    private func refusePeer(_ r: HTTPRequest, _ owner: UInt32?) -> Bool {
+    private func refusePeer(_ r: HTTPRequest) -> Bool {
         refuse("not_in_group")
         let name = guarded.peers?.groupName ?? "the socket's group"
         fail(r, 403, "not_in_group",
-             "this page has no password, so it serves only the users its control socket serves: root, the daemon's user and the group \(name)")
+             "this page has no password, so it serves only the users its control socket serves: root, the daemon's user and the group \(name) (join it, or give the page a password: [web] password_file)")
         return false
     }
 }
