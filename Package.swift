@@ -37,6 +37,11 @@ let package = Package(
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("dl")]),
         // 1-bit PNGs of the panel through libpng's full write API (the simplified one writes 8-bit only).
         .target(name: "CPNGEncode", dependencies: ["CPNG"]),
+        // GnuTLS (libmicrohttpd's TLS library), loaded with dlopen only to check [web]'s
+        // certificate and key; its header comes from libgnutls28-dev (libmicrohttpd-dev's).
+        .target(name: "CGnuTLS", linkerSettings: [.linkedLibrary("dl")]),
+        // One exact lookup in the kernel's socket table (NETLINK_SOCK_DIAG): who owns a loopback client's socket.
+        .target(name: "CSockDiag"),
         // A thin C shim over libgpiod whose interface does not leak the 1.6 API.
         .target(name: "CGPIOD", linkerSettings: [.linkedLibrary("gpiod")]),
 
@@ -65,7 +70,7 @@ let package = Package(
         // The system-call boundary: one Errno, an owning FileDescriptor, one monotonic clock, epoll,
         // timerfd, signalfd, eventfd, sockets. libgpiod and libi2c sit in IsletLinux on top of it, so
         // isletctl (which needs sockets, not GPIO) links neither.
-        .target(name: "IsletSystem", dependencies: ["CLinux", "IsletErrno"], swiftSettings: strict),
+        .target(name: "IsletSystem", dependencies: ["CLinux", "CSockDiag", "IsletErrno"], swiftSettings: strict),
         // The control protocol, its strict JSON and the client: shared by isletd and isletctl.
         .target(name: "IsletProtocol", dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno"], swiftSettings: strict),
         .target(name: "IsletLinux", dependencies: ["IsletErrno", "IsletSystem", "IsletDisplay", "IsletInput", "CI2C", "CGPIOD"],
@@ -84,7 +89,7 @@ let package = Package(
         // what a reload changes; no live connection, no descriptor.
         .target(name: "IsletConfig",
                 dependencies: ["IsletCore", "IsletFrame", "IsletDisplay", "IsletInput", "IsletLinux", "IsletSystem", "IsletErrno",
-                               "IsletProtocol", "IsletMQTT"],
+                               "IsletProtocol", "IsletMQTT", "CGnuTLS"],
                 swiftSettings: strict),
         // What a part of the daemon is (`DaemonPart`), its way in, the turn it sees, the loop,
         // the log and the clocks it is given.

@@ -117,15 +117,29 @@ public struct MQTTSettings: Sendable, Hashable {
         }
     }
 
-    /// A file that holds a secret must be readable by the service only: not by others.
+    /// A file that holds a secret must be readable by the service only, and writable by its
+    /// owner only: a file the group or others may write lets them set the password (or key).
     static func checkPrivate(_ path: String, origin: String, what: String, section: String = "mqtt") throws(ConfigError) -> FileStatus {
         let st: FileStatus
         do { st = try FileSystem.status(path) }
         catch { throw ConfigError(origin, "\(section).\(what) = \(path): \(error.errno)") }
-        if st.permissions & 0o004 != 0 {
-            throw ConfigError(origin, "\(section).\(what) = \(path) is readable by every user (mode \(String(st.permissions & 0o777, radix: 8))); make it private: chmod 0640 \(path) (group islet) or 0600")
+        if let why = privacyProblem(st.permissions) {
+            let mode = String(st.permissions & 0o7777, radix: 8)
+            throw ConfigError(origin, "\(section).\(what) = \(path) is \(why) (mode 0\(mode)); make it private: chmod 0640 \(path) (group islet) or 0600")
         }
         return st
+    }
+
+    /// Why a secret file's mode is refused, in words; nil when it is private enough (0600, 0640, 0400, 0440).
+    static func privacyProblem(_ permissions: UInt32) -> String? {
+        let p = permissions & 0o777
+        switch (p & 0o004 != 0, p & 0o002 != 0, p & 0o020 != 0) {
+        case (true, true, _): return "readable and writable by every user"
+        case (true, false, _): return "readable by every user"
+        case (false, true, _): return "writable by every user (anyone could set it)"
+        case (false, false, true): return "writable by its group (any member could set it)"
+        case (false, false, false): return nil
+        }
     }
 
     /// The first line of a secret file, checked as above.

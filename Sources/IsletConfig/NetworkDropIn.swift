@@ -44,7 +44,10 @@ public enum NetworkDropIn {
             else { add([family], homeRanges) }
         }
         guard !why.isEmpty else { return nil }
-        let order = ["AF_INET", "AF_INET6"]
+        // A page without a password admits only the socket's group: it asks the kernel (a
+        // NETLINK_SOCK_DIAG socket) who owns each client's socket.
+        if web?.checksPeers == true { families.append("AF_NETLINK") }
+        let order = ["AF_INET", "AF_INET6", "AF_NETLINK"]
         families.sort { order.firstIndex(of: $0) ?? 0 < order.firstIndex(of: $1) ?? 0 }
         return """
         # Written by `isletd --network-dropin` from \(configPath): \(why.joined(separator: ", ")).

@@ -160,7 +160,12 @@ public struct WebSettings: Sendable, Hashable {
         if let c = certFile, !FileSystem.isReadable(c) {
             throw ConfigError(origin("web.cert_file"), "web.cert_file = \(c): cannot read it (\(Errno.describeAccess(c)))")
         }
+        if let c = certFile, let k = keyFile { try TLSPair.check(cert: c, key: k, origin: origin) }
     }
+
+    /// A page that can act without a password (on loopback: the config allows no other) admits
+    /// only the users the control socket admits (docs/WEB.md "Security").
+    public var checksPeers: Bool { passwordFile == nil && !readOnly && listen.isLoopback }
 
     /// Whether the page is served over HTTPS.
     public var tls: Bool { certFile != nil }

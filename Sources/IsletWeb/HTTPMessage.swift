@@ -68,6 +68,8 @@ package final class EventStream {
     package private(set) var ended = false
     /// The stream's first message (`state`) is not out yet: later events wait behind it.
     package var awaitingFirst = true
+    /// The session it was opened with (nil on a page without a password): it ends with it.
+    package var session: String?
     package private(set) var bytesSent = 0
 
     package init(connection: OpaquePointer) { self.connection = connection }

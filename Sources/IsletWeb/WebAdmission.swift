@@ -22,6 +22,10 @@ package struct WebAdmission {
     package static let maximumAddresses = 256
 
     private var pace: [String: (limit: RateLimit, seen: MonotonicInstant)] = [:]
+    /// The page's pace in all: 50 requests a second, bursts of 100.
+    private var all = RateLimit(perSecond: allPerSecond, burst: allBurst)
+    package static let allPerSecond: Int64 = 50
+    package static let allBurst: Int64 = 100
 
     package init() {}
 
@@ -32,7 +36,9 @@ package struct WebAdmission {
         return fresh ? firstRequestMs : idleMs
     }
 
-    /// Takes one request's token for `address` at `mono`; false: that address must slow down.
+    /// Takes one request's token for `address` at `mono`, then one of the page's; false: slow
+    /// down. The address's own pace comes first, so one client's flood spends its own budget
+    /// and not everyone's.
     package mutating func take(_ address: String, at mono: MonotonicInstant) -> Bool {
         if pace[address] == nil, pace.count >= Self.maximumAddresses,
            let oldest = pace.min(by: { $0.value.seen < $1.value.seen })?.key {
@@ -42,7 +48,7 @@ package struct WebAdmission {
         let ok = entry.limit.take(at: mono)
         entry.seen = mono
         pace[address] = entry
-        return ok
+        return ok && all.take(at: mono)
     }
 
     package var addressCount: Int { pace.count }

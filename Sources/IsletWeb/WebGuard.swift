@@ -12,6 +12,8 @@ package struct WebGuard {
     private let password: [UInt8]?
     private var sessions: [String: MonotonicInstant] = [:]
     private var failures: [String: LoginFailures] = [:]
+    /// Without a password: who may use the page (WebPeers.swift); nil when anyone may reach it.
+    package var peers: PeerPolicy?
 
     /// A session lasts this long from its login.
     package static let sessionSeconds: Int64 = 7 * 24 * 3600
@@ -22,6 +24,41 @@ package struct WebGuard {
     package static let failureWindowMs: Int64 = 60_000
     /// Addresses remembered for their failures (the oldest goes first).
     package static let maximumAddresses = 256
+    /// The failures of all addresses together (a client that changes its address each try
+    /// escapes the per-address limit): a budget of `budgetFailures` wrong passwords that comes
+    /// back at one per `budgetRefillMs`. While it is empty no password is checked, the right one
+    /// included; once the guessing stops the next login is checked within `budgetRefillMs`.
+    package static let budgetFailures: Int64 = 10
+    package static let budgetRefillMs: Int64 = 10_000
+    /// Addresses counted per guessing episode (the count says "or more" past it).
+    package static let maximumEpisodeAddresses = 1024
+
+    /// The shared budget, in milliseconds of refill (`budgetRefillMs` per failure), as of `budgetAt`.
+    private var budgetMs = Self.budgetFailures * Self.budgetRefillMs
+    private var budgetAt: MonotonicInstant?
+    /// The run of failures since the budget was last full; logged when it emptied the budget.
+    private var episode: GuessingEpisode?
+
+    /// Failed logins from the time the shared budget was last full until it is full again.
+    package struct GuessingEpisode: Equatable {
+        package var since: MonotonicInstant
+        /// Passwords checked and found wrong, and logins refused unchecked (429) meanwhile.
+        package var wrong = 0
+        package var refused = 0
+        package var addresses: Set<String> = []
+        /// More addresses than `maximumEpisodeAddresses` tried.
+        package var moreAddresses = false
+        /// The budget ran out in this episode (only then is it worth a journal line).
+        package var exhausted = false
+
+        package var tries: Int { wrong + refused }
+        package var addressCount: String { moreAddresses ? "\(addresses.count) or more" : "\(addresses.count)" }
+
+        mutating func note(_ address: String) {
+            if addresses.count < WebGuard.maximumEpisodeAddresses { addresses.insert(address) }
+            else if !addresses.contains(address) { moreAddresses = true }
+        }
+    }
 
     struct LoginFailures {
         var count: Int
@@ -88,12 +125,16 @@ package struct WebGuard {
         case refused
         /// Too many failures from this address: try again after `seconds`.
         case limited(seconds: Int)
+        /// Too many failures from all addresses together: every login waits `seconds`.
+        case guessing(seconds: Int)
     }
 
     /// Checks `attempt` from `address`; a new session on success. `firstOfEpisode` tells the
-    /// caller to log (once per address per episode, never the password).
+    /// caller to log (once per address per episode for `.limited`, once per guessing episode
+    /// for `.guessing`; never the password).
     package mutating func login(_ attempt: [UInt8], from address: String, at mono: MonotonicInstant,
                                 token: () throws(SystemError) -> String) -> (Login, firstOfEpisode: Bool) {
+        refill(at: mono)
         if var f = failures[address] {
             if mono.nanoseconds(since: f.since) / 1_000_000 >= Self.failureWindowMs {
                 failures[address] = nil
@@ -102,10 +143,31 @@ package struct WebGuard {
                 let first = !f.logged
                 f.logged = true
                 failures[address] = f
+                if var e = episode {
+                    e.note(address)
+                    e.refused += 1
+                    episode = e
+                }
                 return (.limited(seconds: Int(max(1, left))), first)
             }
         }
+        // The shared budget is checked before the password: while it is empty a guess, right or
+        // wrong, learns nothing.
+        guard budgetMs >= Self.budgetRefillMs else {
+            var e = episode ?? GuessingEpisode(since: mono)
+            e.note(address)
+            e.refused += 1
+            let first = !e.exhausted
+            e.exhausted = true
+            episode = e
+            return (.guessing(seconds: Int(max(1, (Self.budgetRefillMs - budgetMs + 999) / 1000))), first)
+        }
         guard let password, Self.equal(attempt, password) else {
+            budgetMs -= Self.budgetRefillMs
+            var e = episode ?? GuessingEpisode(since: mono)
+            e.note(address)
+            e.wrong += 1
+            episode = e
             if failures[address] == nil, failures.count >= Self.maximumAddresses,
                let oldest = failures.min(by: { $0.value.since < $1.value.since })?.key {
                 failures[oldest] = nil
@@ -122,12 +184,43 @@ package struct WebGuard {
         return (.accepted(token: t), false)
     }
 
+    /// The budget back by the time passed since it was last looked at (up to full).
+    private mutating func refill(at mono: MonotonicInstant) {
+        if let at = budgetAt {
+            let passed = max(0, mono.nanoseconds(since: at) / 1_000_000)
+            budgetMs = min(Self.budgetFailures * Self.budgetRefillMs, budgetMs + passed)
+        }
+        budgetAt = mono
+    }
+
+    /// When the episode under way ends if no one fails again (the budget is full): the caller's
+    /// deadline for `endEpisode`.
+    package var episodeEnds: MonotonicInstant? {
+        guard episode != nil, let at = budgetAt else { return nil }
+        return at.adding(milliseconds: Self.budgetFailures * Self.budgetRefillMs - budgetMs)
+    }
+
+    /// The episode that is over by `mono` (the budget is full again), once; the caller logs it
+    /// when it `exhausted` the budget. nil while it goes on, or with none.
+    package mutating func endEpisode(at mono: MonotonicInstant) -> GuessingEpisode? {
+        guard episode != nil else { return nil }
+        refill(at: mono)
+        guard budgetMs >= Self.budgetFailures * Self.budgetRefillMs else { return nil }
+        defer { episode = nil }
+        return episode
+    }
+
     /// Whether `token` (the session cookie) is a live session (an expired one stays in the
     /// table until a login needs its room: the table is bounded either way).
     package func admits(_ token: String?, at mono: MonotonicInstant) -> Bool {
         guard password != nil else { return true }
         guard let token, token.utf8.count == 64, let opened = sessions[token] else { return false }
         return mono.nanoseconds(since: opened) / 1_000_000_000 < Self.sessionSeconds
+    }
+
+    /// When `token`'s session ends by itself; nil when it is not a session (any more).
+    package func expiry(of token: String) -> MonotonicInstant? {
+        sessions[token].map { $0.adding(milliseconds: Self.sessionSeconds * 1000) }
     }
 
     package mutating func logout(_ token: String?) {

@@ -34,14 +34,8 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// Requests waiting for the end of the turn, and streams for their first message.
     var waiting: [(request: HTTPRequest, pending: PendingAnswer)] = []
     var streams: [EventStream] = []
-    /// The panel's picture, from the last turn, and the version its frame event was sent for.
-    var picture: (any PanelPicture)?
-    /// The picture's version the last frame event was made for, and that event (new streams get it).
-    var frame: (version: Int, event: [UInt8]?) = (-1, nil)
-    /// `frame.png` as encoded for the picture's version, by scale (at most 16 entries, dropped
-    /// whole when the version moves on).
-    var pngs: (version: Int, byScale: [Int: [UInt8]]) = (-1, [:])
-    var limit = RateLimit(perSecond: 50, burst: 100)
+    /// The panel's picture, its frame event and its PNGs (WebFrames).
+    var frames = WebFrames()
     var counters = (requests: 0, refused: [String: Int]())
     let url: String
     /// A parked connection was resumed in this turn: libmicrohttpd runs again at the next
@@ -51,7 +45,14 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// `[web]`'s page, or none without the section.
     package static func make(_ config: DaemonConfig, _ env: PartEnvironment) throws(DaemonStartError) -> [any DaemonPart] {
         guard let web = config.web else { return [] }
-        return [try WebPage(env, settings: web, origin: { config.origins[$0] ?? config.origins["web"] ?? "[web]" })]
+        let page = try WebPage(env, settings: web, origin: { config.origins[$0] ?? config.origins["web"] ?? "[web]" })
+        if web.checksPeers {
+            // The control socket's group: socket_group, or the daemon's own group.
+            let gid = config.socketGroup.flatMap(Identity.groupID(named:)) ?? Identity.effectiveGroupID
+            page.guarded.peers = PeerPolicy(group: gid, groupName: config.socketGroup ?? Identity.groupName(of: gid) ?? "gid \(gid)",
+                                         ownUser: Identity.effectiveUserID)
+        }
+        return [page]
     }
 
     init(_ env: PartEnvironment, settings: WebSettings, origin: (String) -> String) throws(DaemonStartError) {
@@ -108,12 +109,16 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         let slow = connections.values.compactMap { c in
             c.waitingSince.map { $0.adding(milliseconds: WebAdmission.deadlineMs(fresh: c.fresh, open: open)) }
         }.min()
-        return earliest(own, slow)
+        return earliest(earliest(own, slow), earliest(guarded.episodeEnds, sessionStreamsEnd))
     }
 
     package var hasBacklog: Bool { kick }
 
     package func afterEvents(_ turn: TurnView) {
+        if let end = sessionStreamsEnd, end <= turn.mono { endStreamsOfEndedSessions(at: turn.mono) }
+        if let e = guarded.endEpisode(at: turn.mono), e.exhausted {
+            env.log.notice("web: password guessing over: \(e.tries) login tries (\(e.wrong) wrong passwords, \(e.refused) refused unchecked) from \(e.addressCount) addresses in \(turn.mono.nanoseconds(since: e.since) / 1_000_000_000) s")
+        }
         if kick || server.timeoutMs == 0 {
             kick = false
             server.run()
@@ -148,6 +153,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
 
     package func closed(_ connection: OpaquePointer) {
         if let c = connections.removeValue(forKey: connection), c.watched { loop?.unregister(Descriptor(c.fd)) }
+        guarded.peers?.connections[connection] = nil
         streams.removeAll { $0.connection == connection }
         waiting.removeAll { $0.request.connectionKey == connection }
     }
@@ -272,7 +278,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
                 var first = response
                 first.event = "state"
                 stream.send(Self.event("state", JSONLines.encode(first)))
-                if let event = frame.event { stream.send(event) }
+                if let event = frames.event { stream.send(event) }
                 kick = true
             } else {
                 answer(w.request, response.ok ? 200 : 409, json: JSONLines.encode(response))
@@ -283,17 +289,32 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
 
     /// The watchers' change and the panel's new frame, to every stream.
     package func publish(_ outcome: TurnOutcome) {
-        if let p = outcome.picture {
-            picture = p
-            if p.version != frame.version {
-                frame = (p.version, p.image.map { Self.event("frame", JSONLines.encode($0)) })
-                if let event = frame.event { broadcast(event) }
-            }
-        }
+        if let p = outcome.picture, let event = frames.take(p) { broadcast(event) }
         if let change = outcome.change { broadcast(Self.event("change", JSONLines.encode(change))) }
     }
 
+    /// The first instant a stream's session expires by itself.
+    private var sessionStreamsEnd: MonotonicInstant? {
+        streams.compactMap { $0.session.flatMap(guarded.expiry(of:)) }.min()
+    }
+
+    /// Ends every stream whose session is over (logged out, expired, or pushed out by newer
+    /// ones): a stream is a session's, and must not outlive it.
+    func endStreamsOfEndedSessions(at mono: MonotonicInstant) {
+        guard guarded.needsLogin else { return }
+        var ended = 0
+        for s in streams where !guarded.admits(s.session, at: mono) {
+            s.end()
+            ended += 1
+        }
+        if ended > 0 {
+            streams.removeAll { $0.ended }
+            kick = true
+        }
+    }
+
     private func broadcast(_ bytes: [UInt8]) {
+        endStreamsOfEndedSessions(at: env.mono)
         kick = kick || !streams.isEmpty
         var dropped = 0
         for s in streams where !s.awaitingFirst {

@@ -14,6 +14,7 @@ extension WebPage {
                             "web: refused a request for host \(Quoted.literal(String((r.header("Host") ?? "").prefix(80)), .json)) (not this machine's name; add it to [web] hostnames if it is)")
             return fail(r, 421, "bad_host", "this page does not answer to that host name; add it to [web] hostnames")
         }
+        guard admitsPeer(r, at: mono) else { return }
         if openConnections > Self.softLimit { reapLeft() }
         guard openConnections <= Self.softLimit else {
             refuse("busy")
@@ -22,7 +23,7 @@ extension WebPage {
         }
         // Each address its own pace first, so one client's flood spends its own budget and not
         // everyone's; then the page's pace in all.
-        guard admission.take(r.clientAddress, at: mono), limit.take(at: mono) else {
+        guard admission.take(r.clientAddress, at: mono) else {
             refuse("rate_limited")
             return fail(r, 429, "rate_limited", "too many requests; slow down", headers: [("Retry-After", "1")])
         }
@@ -36,6 +37,7 @@ extension WebPage {
         case ("POST", "/api/logout"):
             guard sameOrigin(r) else { return }
             guarded.logout(r.cookie("islet_session"))
+            endStreamsOfEndedSessions(at: mono)
             return answer(r, 200, json: Array(#"{"ok":true}"#.utf8), headers: [("Set-Cookie", guarded.cookie(""))])
         default: break
         }
@@ -101,6 +103,7 @@ extension WebPage {
                                                        token: { () throws(SystemError) in try WebGuard.newToken() })
         switch outcome {
         case .accepted(let token):
+            endStreamsOfEndedSessions(at: mono)   // a new session may push out the oldest
             answer(r, 200, json: Array(#"{"ok":true}"#.utf8), headers: [("Set-Cookie", guarded.cookie(token))])
         case .refused:
             refuse("bad_password")
@@ -111,6 +114,12 @@ extension WebPage {
                 env.log.notice("web: \(WebGuard.failuresAllowed) failed logins from \(address) within \(WebGuard.failureWindowMs / 1000) s; its logins wait \(seconds) s")
             }
             fail(r, 429, "rate_limited", "too many wrong passwords; try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
+        case .guessing(let seconds):
+            refuse("login_guessing")
+            if firstOfEpisode {
+                env.log.notice("web: \(WebGuard.budgetFailures) failed logins used up the page's budget (one more every \(WebGuard.budgetRefillMs / 1000) s); every login waits until the guessing stops (the latest from \(address))")
+            }
+            fail(r, 429, "rate_limited", "too many wrong passwords on this page; try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
         }
     }
 
@@ -153,6 +162,7 @@ extension WebPage {
     private func events(_ r: HTTPRequest) {
         guard let inbox else { return fail(r, 503, "busy", "the daemon is stopping") }
         let stream = EventStream(connection: r.connectionKey)
+        if guarded.needsLogin { stream.session = r.cookie("islet_session") }
         stream.send(Self.event("session", Array(#"{"password":\#(guarded.needsLogin),"read_only":\#(settings.readOnly)}"#.utf8)))
         switch inbox.request(ControlRequest(op: .watch)) {
         case .now(let response):
@@ -174,16 +184,7 @@ extension WebPage {
         guard text.utf8.count <= 2, let scale = Int(text), (1...16).contains(scale) else {
             return fail(r, 400, "invalid_scale", "scale is a whole number from 1 to 16")
         }
-        guard let picture else { return fail(r, 503, "no_frame", "the panel has shown nothing yet") }
-        if pngs.version != picture.version { pngs = (picture.version, [:]) }
-        let png: [UInt8]
-        if let kept = pngs.byScale[scale] {
-            png = kept
-        } else {
-            guard let made = picture.png(scale: scale) else { return fail(r, 503, "no_frame", "the panel has shown nothing yet") }
-            pngs.byScale[scale] = made
-            png = made
-        }
+        guard let png = frames.png(scale: scale) else { return fail(r, 503, "no_frame", "the panel has shown nothing yet") }
         respond(r, HTTPAnswer(status: 200, headers: [("Content-Type", "image/png")], body: .bytes(png)))
     }
 }

@@ -58,6 +58,42 @@ import IsletTestSupport
         #expect(try MQTTSettings.secret(pw, origin: "t.conf:4", what: "password_file") == "s3cret")
     }
 
+    /// Issue 44 §12: a password file others may write lets them set the password; a key file
+    /// likewise. Each mode is refused at the key's file:line with the mode in octal, for
+    /// [mqtt] and [web] alike (one check).
+    @Test(arguments: [(0o622, "writable by every user"), (0o602, "writable by every user"), (0o620, "writable by its group"),
+                      (0o660, "writable by its group"), (0o666, "readable and writable by every user"),
+                      (0o604, "readable by every user"), (0o2620, "writable by its group")])
+    func aSecretFileOthersMayWriteIsRefused(_ mode: Int, _ words: String) throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        let pw = dir + "/pw"
+        try "s3cret\n".write(toFile: pw, atomically: true, encoding: .utf8)
+        #expect(chmod(pw, mode_t(mode)) == 0)
+        let octal = "mode 0" + String(mode, radix: 8)
+        for (text, line, key) in [("[mqtt]\nurl = mqtts://b\nusername = islet\npassword_file = \(pw)\n", 4, "mqtt.password_file"),
+                                  ("[mqtt]\nurl = mqtts://b\ncert_file = \(pw)\nkey_file = \(pw)\n", 4, "mqtt.key_file"),
+                                  ("[web]\npassword_file = \(pw)\n", 2, "web.password_file")] {
+            #expect {
+                _ = try DaemonConfig().parsing(text, file: "t.conf").validated(origin: "t.conf")
+            } throws: { error in
+                guard let e = error as? ConfigError else { return false }
+                return e.origin == "t.conf:\(line)" && e.message.contains(key) && e.message.contains(words) && e.message.contains(octal)
+            }
+        }
+        #expect(throws: ConfigError.self) { _ = try MQTTSettings.secret(pw, origin: "t.conf:4", what: "password_file") }
+    }
+
+    @Test(arguments: [0o600, 0o640, 0o400, 0o440])
+    func aPrivateSecretFileIsRead(_ mode: Int) throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        let pw = dir + "/pw"
+        try "s3cret\n".write(toFile: pw, atomically: true, encoding: .utf8)
+        #expect(chmod(pw, mode_t(mode)) == 0)
+        #expect(try MQTTSettings.secret(pw, origin: "t.conf:4", what: "password_file") == "s3cret")
+    }
+
     @Test func theDefaultClientIDIsStablePerMachineAndHidesTheMachineID() {
         let a = Array("4c4c4544004b4810804bb3c04f4b3732".utf8)
         let b = Array("0123456789abcdef0123456789abcdef".utf8)

@@ -71,7 +71,16 @@ struct WebConfigTests {
         #expect(NetworkDropIn.text(mqtt: nil, web: nil, configPath: "c") == nil)
         var web = WebSettings()
         let local = try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c"))
-        #expect(local.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET\n") && local.contains("\nIPAddressAllow=localhost\n"))
+        // Without a password the page asks the kernel (NETLINK_SOCK_DIAG) who owns each client's socket.
+        #expect(local.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET AF_NETLINK\n") && local.contains("\nIPAddressAllow=localhost\n"))
+        web.passwordFile = "/etc/islet/web.password"
+        let guarded = try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c"))
+        #expect(guarded.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET\n"), "with a password: no netlink")
+        web.passwordFile = nil
+        web.readOnly = true
+        #expect(try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c")).contains("\nRestrictAddressFamilies=AF_UNIX AF_INET\n"),
+                "read only: no netlink")
+        web.readOnly = false
         web.listen = try #require(ListenAddress.parse("0.0.0.0:8080"))
         let lan = try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c"))
         #expect(lan.contains("\nIPAddressAllow=localhost link-local 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7\n"))

@@ -87,10 +87,73 @@ struct WebGuardTests {
         for i in 0..<2000 {
             _ = g.login(Array("nope".utf8), from: "10.0.\(i / 256).\(i % 256)", at: Self.t0.adding(milliseconds: Int64(i)), token: token)
         }
-        for i in 0..<200 { _ = g.login(Array("hunter22".utf8), from: "10.1.0.\(i % 250)", at: Self.t0.adding(milliseconds: Int64(i)), token: token) }
+        // After the shared budget is back (the failures above emptied it).
+        let later = Self.t0.adding(milliseconds: 200_000)
+        for i in 0..<200 { _ = g.login(Array("hunter22".utf8), from: "10.1.0.\(i % 250)", at: later.adding(milliseconds: Int64(i)), token: token) }
         #expect(g.sessionCount == WebGuard.maximumSessions)
         let failures = Mirror(reflecting: g).children.first { $0.label == "failures" }.map { Mirror(reflecting: $0.value).children.count }
         #expect((failures ?? .max) <= WebGuard.maximumAddresses)
+    }
+
+    /// Issue 44 §10: a client that changed its source address at each try guessed 45 passwords
+    /// a second; the per-address limit never saw a second failure.
+    @Test("failures from many addresses share one budget: 10, then one per 10 s; every login waits while it is empty")
+    func rotatingAddresses() {
+        var g = Self.guardFor()
+        let token = { () throws(SystemError) -> String in String(repeating: "b", count: 64) }
+        var t = Self.t0
+        var checked = 0
+        var first: [Bool] = []
+        var waits: [Int] = []
+        // An hour of 45 tries a second, each from a new address.
+        for i in 0..<(45 * 3600) {
+            t = Self.t0.adding(milliseconds: Int64(i) * 1000 / 45)
+            let (outcome, isFirst) = g.login(Array("guess \(i)".utf8), from: "10.\(i >> 16 & 255).\(i >> 8 & 255).\(i & 255)", at: t, token: token)
+            switch outcome {
+            case .refused: checked += 1
+            case .guessing(let s): waits.append(s); if isFirst { first.append(true) }
+            default: Issue.record("try \(i): \(outcome)"); return
+            }
+        }
+        // 10 at once, then one each 10 s: 10 + 360 in the hour (45 × 3600 = 162,000 before).
+        #expect(checked <= Int(WebGuard.budgetFailures) + 3600 / Int(WebGuard.budgetRefillMs / 1000) + 1, "\(checked) passwords checked in an hour")
+        #expect(checked >= 360)
+        #expect(first.count == 1, "the episode's start is logged once, not per try")
+        #expect(waits.allSatisfy { (1...10).contains($0) }, "Retry-After within the refill: \(Set(waits))")
+        // The right password during the attack learns nothing: refused unchecked.
+        if case .guessing = g.login(Array("hunter22".utf8), from: "192.0.2.1", at: t, token: token).0 {} else {
+            Issue.record("the right password was checked while the budget was empty")
+        }
+        #expect(g.endEpisode(at: t) == nil, "the episode goes on while the budget is empty")
+        // The guessing stops: the owner is in within one refill (10 s), far inside a minute.
+        let owner = g.login(Array("hunter22".utf8), from: "192.0.2.1", at: t.adding(milliseconds: WebGuard.budgetRefillMs), token: token)
+        if case .accepted = owner.0 {} else { Issue.record("the owner 10 s after the guessing stopped: \(owner.0)") }
+        // The episode ends when the budget is full again: its tries and addresses, once.
+        let end = g.episodeEnds ?? Self.t0
+        #expect(t.adding(milliseconds: 90_000) < end && end <= t.adding(milliseconds: 100_000), "\(end)")
+        #expect(g.endEpisode(at: t.adding(milliseconds: 50_000)) == nil)
+        guard let e = g.endEpisode(at: t.adding(milliseconds: 100_000)) else { Issue.record("no episode at the end"); return }
+        #expect(e.exhausted && e.wrong == checked && e.tries == 45 * 3600 + 1)
+        #expect(e.addressCount == "\(WebGuard.maximumEpisodeAddresses) or more", "the address set is bounded: \(e.addressCount)")
+        #expect(g.endEpisode(at: t.adding(milliseconds: 200_000)) == nil, "logged once")
+    }
+
+    @Test("an owner's typo is no episode, and a burst of 10 from 10 addresses empties the budget with the count of addresses")
+    func episodes() {
+        var g = Self.guardFor()
+        let token = { () throws(SystemError) -> String in String(repeating: "c", count: 64) }
+        #expect(g.login(Array("typo".utf8), from: "192.0.2.1", at: Self.t0, token: token).0 == .refused)
+        if case .accepted = g.login(Array("hunter22".utf8), from: "192.0.2.1", at: Self.t0.adding(milliseconds: 2000), token: token).0 {} else {
+            Issue.record("the owner after one typo")
+        }
+        let typo = g.endEpisode(at: Self.t0.adding(milliseconds: 10_000))
+        #expect(typo?.exhausted == false, "one typo ends without a journal line: \(String(describing: typo))")
+        let t1 = Self.t0.adding(milliseconds: 100_000)
+        for i in 0..<10 { #expect(g.login(Array("g\(i)".utf8), from: "127.0.0.\(2 + i % 7)", at: t1, token: token).0 == .refused) }
+        let held = g.login(Array("hunter22".utf8), from: "127.0.0.1", at: t1, token: token)
+        #expect(held.0 == .guessing(seconds: 10) && held.firstOfEpisode)
+        let e = g.endEpisode(at: t1.adding(milliseconds: 100_000))
+        #expect(e?.tries == 11 && e?.wrong == 10 && e?.addressCount == "8", "\(String(describing: e))")
     }
 
     @Test("passwords compare in full whatever the first difference")
