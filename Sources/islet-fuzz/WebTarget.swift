@@ -1,5 +1,6 @@
-// The web page's own decisions on bytes from anyone (docs/WEB.md "Security"): the Host and
-// Origin headers, the session cookie, the login body and password, from many addresses.
+// The web page's own decisions on bytes from anyone (docs/WEB.md "Security", "Threat model and
+// bounds"): the Host and Origin headers, the session cookie, the login body and password, from
+// many addresses; the framing of a request's headers; each address's pace.
 // libmicrohttpd parses HTTP itself; the control request a POST carries is the `protocol` target.
 import IsletSystem
 import IsletConfig
@@ -15,6 +16,8 @@ enum WebTarget {
         settings.hostnames = ["islet.example.net"]
         var g = WebGuard(settings: settings, machineName: "desk", password: String(decoding: password, as: UTF8.self))
         var mono = MonotonicInstant(nanoseconds: 5_000_000_000_000)
+        var admission = WebAdmission()
+        var headers: [(String, String)] = []
         var n = 0
         let token = { () throws(SystemError) -> String in
             n += 1
@@ -39,7 +42,29 @@ enum WebTarget {
             let (outcome, _) = g.login(line, from: address, at: mono, token: token)
             if case .accepted = outcome, line != password { fail("web: a wrong password opened a session") }
             if i % 16 == 15 { _ = g.login(password, from: "198.51.100.\(i % 200)", at: mono, token: token) }
+            // The line as a header ("Name: value"), added to the request's headers so far.
+            if let colon = text.firstIndex(of: ":") {
+                headers.append((String(text[..<colon]), String(text[text.index(after: colon)...])))
+                framing(headers)
+            }
+            _ = admission.take(address + ".\(i % 300)", at: mono)
+            if admission.addressCount > WebAdmission.maximumAddresses { fail("web: \(admission.addressCount) addresses paced") }
         }
         if g.sessionCount > WebGuard.maximumSessions { fail("web: \(g.sessionCount) sessions kept") }
+    }
+
+    /// RFC 9112 §6.3: what is taken has one Host, one length or chunked alone, within the bound.
+    static func framing(_ headers: [(String, String)]) {
+        func count(_ name: String) -> Int { headers.count { $0.0.lowercased() == name.lowercased() } }
+        func value(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        let verdict = RequestFraming.check(count: count, value: value, maximumBody: 16 * 1024)
+        guard verdict == .fine else { return }
+        if count("Host") > 1 || count("Content-Length") > 1 || count("Transfer-Encoding") > 1 {
+            fail("web: a request with repeated framing headers was taken: \(headers.map(\.0))")
+        }
+        if count("Transfer-Encoding") == 1, count("Content-Length") == 1 { fail("web: Transfer-Encoding beside Content-Length was taken") }
+        if let length = value("Content-Length"), let n = Int(length.filter { $0 != " " && $0 != "\t" }), n > 16 * 1024 {
+            fail("web: a Content-Length of \(n) was taken")
+        }
     }
 }
