@@ -12,6 +12,8 @@ another client (another address) and a person at the socket are still served, wi
 (w) request smuggling: Transfer-Encoding beside Content-Length, two Content-Lengths, two Hosts:
     400 and closed, nothing acted on;
 (x) frame.png at scale 16 from eight clients in a loop: a person's status and the panel's tick;
+(r) a client that half-closes after its request still gets its answer (the page frees the
+    slots of clients that left, and must not take a half-close for one);
 (z) libmicrohttpd's own refusals: fixed texts, nothing echoed, closed.
 """
 import json
@@ -367,6 +369,34 @@ class Abuse(WebCase):
         self.assertLess(ctl_p99, CTL_P99_MS, f"isletctl status p99 {ctl_p99:.0f} ms under the flood")
         self.assertLessEqual(max(gaps, default=99), 1.1, f"frame events {gaps} s apart under the flood (want ≤ 1.1 s)")
         self.assertFalse(probe.errors, f"status failed under the flood: {probe.errors[:2]}")
+
+    def test_r_a_half_closed_client_gets_its_answer(self):
+        d = self.daemon()
+        host = f"127.0.0.1:{d.port}"
+        body = json.dumps({"op": "start", "seconds": 600})
+        seen = []
+        for what, raw in (("GET /api/status", f"GET /api/status HTTP/1.1\r\nHost: {host}\r\n\r\n"),
+                          ("POST a start", f"POST /api/request HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                                           f"Content-Length: {len(body)}\r\n\r\n{body}")):
+            c = connect(d.port, ATTACKER)
+            c.sendall(raw.encode())
+            c.shutdown(socket.SHUT_WR)   # done sending; still reading (as `nc -N` or a script may)
+            c.settimeout(3)
+            got = b""
+            try:
+                while True:
+                    part = c.recv(65536)
+                    if not part:
+                        break
+                    got += part
+            except socket.timeout:
+                pass
+            c.close()
+            line = got.split(b"\r\n", 1)[0].decode(errors="replace")
+            seen.append(f"{what}: {line or 'nothing'}")
+            self.assertTrue(line.startswith("HTTP/1.1 200"), f"{what}, then a half-close: {line!r} (want 200)")
+        self.assertEqual([a["phase"] for a in d.activities()], ["running"], f"{d.activities()}")
+        figure("half-closed clients: " + "; ".join(seen))
 
     def test_z_the_librarys_own_answers(self):
         """libmicrohttpd answers a request it cannot parse itself, before Islet sees it, without

@@ -204,7 +204,9 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// half-sent requests); a peek finds them at once. At most `hardLimit` (64) peeks a turn, about a microsecond each.
     func reapLeft() {
         var reaped = 0
-        for (key, c) in connections where !c.cut && SocketEnd.peerClosed(c.fd) {
+        // Only connections that owe a request: one whose request is being answered may have
+        // half-closed after sending it (HTTP allows it) and still waits for the answer.
+        for (key, c) in connections where !c.cut && c.waitingSince != nil && SocketEnd.peerClosed(c.fd) {
             connections[key]?.cut = true
             connections[key]?.waitingSince = nil
             SocketEnd.cut(c.fd)
