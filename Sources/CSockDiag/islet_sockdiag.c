@@ -2,6 +2,8 @@
 #include "islet_sockdiag.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -11,16 +13,60 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-int islet_tcp_peer_uid(int fd, uint32_t *uid) {
+// Where the kernel refuses NETLINK_SOCK_DIAG (qemu-user passes only a few netlink protocols; a
+// kernel without CONFIG_INET_DIAG has none): the same row of the socket table as text, from
+// /proc/net/tcp or tcp6, read line by line. Milliseconds with thousands of sockets, so only
+// then. The kernel prints each address as the raw 32-bit words in hex and the port in hex.
+static int proc_net_tcp_uid(int family, const uint8_t *src, uint16_t sport, const uint8_t *dst, uint16_t dport,
+                            uint32_t *uid) {
+    char want_local[48], want_remote[48];
+    if (family == AF_INET) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, dst, 4);
+        snprintf(want_local, sizeof want_local, "%08X:%04X", a, ntohs(sport));
+        snprintf(want_remote, sizeof want_remote, "%08X:%04X", b, ntohs(dport));
+    } else {
+        uint32_t a[4], b[4];
+        memcpy(a, src, 16);
+        memcpy(b, dst, 16);
+        snprintf(want_local, sizeof want_local, "%08X%08X%08X%08X:%04X", a[0], a[1], a[2], a[3], ntohs(sport));
+        snprintf(want_remote, sizeof want_remote, "%08X%08X%08X%08X:%04X", b[0], b[1], b[2], b[3], ntohs(dport));
+    }
+    FILE *f = fopen(family == AF_INET ? "/proc/net/tcp" : "/proc/net/tcp6", "re");
+    if (!f) return -errno;
+    char line[512];
+    int found = -ENOENT;
+    // A bound on the walk: a machine with more sockets than this is not one a page is served from.
+    for (long n = 0; n < 1000000 && fgets(line, sizeof line, f); n++) {
+        char local[64], remote[64];
+        unsigned long user;
+        // sl local rem st tx:rx tr:when retrnsmt uid
+        if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %lu", local, remote, &user) != 3) continue;
+        if (strcmp(local, want_local) == 0 && strcmp(remote, want_remote) == 0) {
+            *uid = (uint32_t)user;
+            found = 0;
+            break;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+struct ask {
+    struct nlmsghdr header;
+    struct inet_diag_req_v2 request;
+};
+
+// The exact row to look up: the client's socket, whose own end ("src") is our peer and whose
+// peer ("dst") is our own end.
+static int build_ask(int fd, struct ask *out) {
     struct sockaddr_storage local, peer;
     socklen_t local_size = sizeof local, peer_size = sizeof peer;
     if (getsockname(fd, (struct sockaddr *)&local, &local_size) != 0) return -errno;
     if (getpeername(fd, (struct sockaddr *)&peer, &peer_size) != 0) return -errno;
 
-    struct {
-        struct nlmsghdr header;
-        struct inet_diag_req_v2 request;
-    } ask;
+    struct ask ask;
     memset(&ask, 0, sizeof ask);
     ask.header.nlmsg_len = sizeof ask;
     ask.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
@@ -54,9 +100,28 @@ int islet_tcp_peer_uid(int fd, uint32_t *uid) {
     } else {
         return -EAFNOSUPPORT;
     }
+    *out = ask;
+    return 0;
+}
 
+int islet_tcp_peer_uid_from_proc(int fd, uint32_t *uid) {
+    struct ask ask;
+    int rc = build_ask(fd, &ask);
+    if (rc != 0) return rc;
+    return proc_net_tcp_uid(ask.request.sdiag_family, (const uint8_t *)ask.request.id.idiag_src, ask.request.id.idiag_sport,
+                            (const uint8_t *)ask.request.id.idiag_dst, ask.request.id.idiag_dport, uid);
+}
+
+int islet_tcp_peer_uid(int fd, uint32_t *uid) {
+    struct ask ask;
+    int rc = build_ask(fd, &ask);
+    if (rc != 0) return rc;
     int s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (s < 0) return -errno;
+    if (s < 0) {
+        int e = errno;
+        if (e == EPROTONOSUPPORT || e == EAFNOSUPPORT || e == EINVAL) return islet_tcp_peer_uid_from_proc(fd, uid);
+        return -e;
+    }
     // The kernel answers within the send; the bound only guards the loop against a surprise.
     struct timeval bound = {0, 100000};
     (void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);

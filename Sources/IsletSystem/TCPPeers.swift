@@ -9,9 +9,10 @@ public enum TCPPeers {
     /// The user that owns the peer's socket, from the kernel's socket table (one exact lookup
     /// through NETLINK_SOCK_DIAG); nil when the kernel has no such socket here (the peer is not
     /// on this machine).
-    public static func owner(ofPeerOf fd: Int32) throws(SystemError) -> UInt32? {
+    public static func owner(ofPeerOf fd: Int32, fromProcOnly: Bool = false) throws(SystemError) -> UInt32? {
         var uid: UInt32 = 0
-        let rc = islet_tcp_peer_uid(fd, &uid)
+        // `fromProcOnly`: the fallback used where the kernel refuses NETLINK_SOCK_DIAG (qemu-user), for its test.
+        let rc = fromProcOnly ? islet_tcp_peer_uid_from_proc(fd, &uid) : islet_tcp_peer_uid(fd, &uid)
         if rc == 0 { return uid }
         if rc == -ENOENT { return nil }
         throw SystemError("sock_diag lookup of a client's socket", Errno(-rc))

@@ -44,6 +44,30 @@ struct WebPeersTests {
         let accepted = accept(server, nil, nil)
         defer { close(accepted) }
         #expect(try TCPPeers.owner(ofPeerOf: accepted) == UInt32(geteuid()))
+        // The fallback where NETLINK_SOCK_DIAG is refused (qemu-user): the same row from /proc/net/tcp.
+        #expect(try TCPPeers.owner(ofPeerOf: accepted, fromProcOnly: true) == UInt32(geteuid()))
         #expect(throws: SystemError.self) { _ = try TCPPeers.owner(ofPeerOf: server) }   // a listener has no peer
+    }
+
+    @Test("over IPv6 (::1) too, by both lookups")
+    func ownerOfAnIPv6LoopbackPeer() throws {
+        let server = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        let client = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(server); close(client) }
+        var a = sockaddr_in6()
+        a.sin6_family = sa_family_t(AF_INET6)
+        a.sin6_addr = in6addr_loopback
+        var size = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        let bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, size) } }
+        // A machine without IPv6 on loopback has nothing to test here.
+        guard bound == 0 else { return }
+        #expect(listen(server, 1) == 0)
+        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(server, $0, &size) } }
+        let connected = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, size) } }
+        #expect(connected == 0)
+        let accepted = accept(server, nil, nil)
+        defer { close(accepted) }
+        #expect(try TCPPeers.owner(ofPeerOf: accepted) == UInt32(geteuid()))
+        #expect(try TCPPeers.owner(ofPeerOf: accepted, fromProcOnly: true) == UInt32(geteuid()))
     }
 }
