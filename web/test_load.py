@@ -11,6 +11,7 @@ the listen backlog and answered once there is room); near the bound (24 connecti
 the slowloris and the idle connections are cut within about a second, and a stream is served
 again afterwards. Every client address is on loopback (127.0.1.x, 127.0.3.x).
 """
+import os
 import time
 
 from case import WebCase, figure
@@ -180,3 +181,53 @@ class Handshakes(WebCase):
         self.assertGreaterEqual(len(probe.sock), 30, f"only {len(probe.sock)} samples")
         self.assertEqual(cut, 20, f"{cut} of 20 half-finished handshakes were cut within 8 s (deadline 5 s)")
         self.assertFalse(probe.errors, f"status failed: {probe.errors[:2]}")
+
+
+def cpu_seconds(pid):
+    """User and system CPU seconds of a process so far, from /proc/PID/stat (clock ticks)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def context_switches(pid):
+    """Voluntary and involuntary context switches of every thread of a process so far."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total
+
+
+class StalledHandshake(WebCase):
+    """(q) HTTPS on, an idle panel: one client sends the first byte of a TLS record and goes
+    quiet, three times in a row (each is cut at the 5 s first-request deadline). The daemon must
+    sleep meanwhile: found by the outside probe, libmicrohttpd asked for a run at once for as
+    long as the handshake waited, and the loop spun at 93 % of a core."""
+    uses_browser = False
+
+    def test_q_a_stalled_handshake_costs_no_cpu(self):
+        from streams import connect
+        d = self.daemon(password="tls pass", tls=True)
+        time.sleep(0.5)
+        pid = d.proc.pid
+        cpu0, cs0, t0 = cpu_seconds(pid), context_switches(pid), time.monotonic()
+        for _ in range(3):
+            c = connect(d.port, "127.0.6.1")
+            c.sendall(b"\x16")
+            time.sleep(2.0)
+            c.close()
+        elapsed = time.monotonic() - t0
+        cpu, switches = cpu_seconds(pid) - cpu0, context_switches(pid) - cs0
+        share, rate = cpu / elapsed, switches / elapsed
+        figure(f"a TLS handshake stalled after one byte, 3 x 2 s: isletd used {cpu:.2f} s of CPU in {elapsed:.1f} s "
+               f"({share * 100:.1f} % of a core), {rate:.0f} wake-ups a second")
+        self.assertLess(share, 0.10, f"isletd used {share * 100:.0f} % of a core beside a stalled TLS handshake")
+        self.assertLess(rate, 120, f"{rate:.0f} wake-ups a second beside a stalled TLS handshake (pacing: at most 50)")
+        r = d.curl("/api/session")
+        self.assertEqual(r.status, 200, f"the page after the stalls: {r}")

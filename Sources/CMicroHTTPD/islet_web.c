@@ -93,8 +93,7 @@ static enum MHD_Result request_adapter(void *cls, struct MHD_Connection *connect
                                        const char *method, const char *version, const char *upload,
                                        size_t *upload_size, void **state) {
     (void)cls;
-    (void)version;
-    return active.on_request(active.context, connection, url, method, upload, upload_size, state) ? MHD_YES : MHD_NO;
+    return active.on_request(active.context, connection, url, method, version, upload, upload_size, state) ? MHD_YES : MHD_NO;
 }
 
 static void completed_adapter(void *cls, struct MHD_Connection *connection, void **state,
@@ -237,6 +236,33 @@ static enum MHD_Result count_named(void *cls, enum MHD_ValueKind kind, const cha
     struct occurrences *o = cls;
     if (key && strcasecmp(key, o->name) == 0) o->count++;
     return MHD_YES;
+}
+
+// RFC 9110 §5.1, §5.5: a field name is a token; a value has no control character but HTAB. A
+// name with a space before its colon ("Transfer-Encoding : chunked") is one libmicrohttpd keeps
+// under another name, and a front proxy may read as the real one.
+static int is_tchar(unsigned char c) {
+    if (c >= '0' && c <= '9') return 1;
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return 1;
+    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+static enum MHD_Result check_field(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    int *bad = cls;
+    if (!key || !*key) { *bad = 1; return MHD_NO; }
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        if (!is_tchar(*p)) { *bad = 1; return MHD_NO; }
+    if (value)
+        for (const unsigned char *p = (const unsigned char *)value; *p; p++)
+            if ((*p < 0x20 && *p != '\t') || *p == 0x7f) { *bad = 2; return MHD_NO; }
+    return MHD_YES;
+}
+
+int islet_web_headers_malformed(struct MHD_Connection *connection) {
+    int bad = 0;
+    lib.get_values(connection, MHD_HEADER_KIND, check_field, &bad);
+    return bad;
 }
 
 int islet_web_header_occurrences(struct MHD_Connection *connection, const char *name) {

@@ -21,16 +21,22 @@ package final class HTTPRequest {
     /// The part's own state for the request (the answer it waits for, the stream it feeds).
     package var context: AnyObject?
 
-    init(connection: OpaquePointer, method: String, target: String) {
+    /// "HTTP/1.1", "HTTP/1.0".
+    package let version: String
+
+    init(connection: OpaquePointer, method: String, target: String, version: String) {
         self.connection = connection
         self.method = method
         self.target = target
+        self.version = version
     }
 
     package var path: String { String(target.prefix { $0 != "?" }) }
     package func header(_ name: String) -> String? { HTTPConnections.header(connection, name) }
     /// How many times a header is present (the lookup above sees only the first).
     package func occurrences(_ name: String) -> Int { HTTPConnections.occurrences(connection, name) }
+    /// 0, or 1 for a header name that is not a token, 2 for a value with a control character.
+    package var malformedHeaders: Int { HTTPConnections.malformedHeaders(connection) }
     package func cookie(_ name: String) -> String? { HTTPConnections.cookie(connection, name) }
     package func argument(_ name: String) -> String? { HTTPConnections.argument(connection, name) }
     package var clientAddress: String { HTTPConnections.clientAddress(connection) ?? "unknown" }

@@ -38,6 +38,13 @@ package final class HTTPServer {
     package private(set) var epollFD: Descriptor = Descriptor(-1)
     /// Connections closed so far: `run` runs again when one closed inside it.
     private var closedCount = 0
+    /// When a run was last made because libmicrohttpd asked for one at once (see `deadline(now:)`),
+    /// and whether the last run called back at all (a request, a connection, a stream read).
+    private var lastImmediateRun: MonotonicInstant?
+    private var lastRunProgressed = false
+    /// Runs made at once in a row that called back nothing: past `idleRunsBeforePacing`, paced.
+    private var idleImmediateRuns = 0
+    private var callbacks = 0
 
     /// Loads libmicrohttpd (only now: a daemon without `[web]` never maps it), binds, listens.
     package init(_ s: Settings) throws(WebError) {
@@ -61,18 +68,21 @@ package final class HTTPServer {
         c.memory_limit = s.memoryBytes
         c.cert_pem = keep(s.certPEM)
         c.key_pem = keep(s.keyPEM)
-        c.on_request = { context, connection, url, method, upload, uploadSize, state in
+        c.on_request = { context, connection, url, method, version, upload, uploadSize, state in
             guard let context, let connection, let uploadSize, let state else { return 0 }
-            return HTTPServer.from(context).request(connection, url: url, method: method, upload: upload,
+            HTTPServer.from(context).callbacks &+= 1
+            return HTTPServer.from(context).request(connection, url: url, method: method, version: version, upload: upload,
                                                     uploadSize: uploadSize, state: state) ? 1 : 0
         }
         c.on_completed = { context, _, state, _ in
             guard let context, let state else { return }
+            HTTPServer.from(context).callbacks &+= 1
             HTTPServer.from(context).completed(state)
         }
         c.on_connection = { context, connection, opened in
             guard let context, let connection else { return }
             let server = HTTPServer.from(context)
+            server.callbacks &+= 1
             if opened != 0 { server.delegate?.opened(connection) } else {
                 server.closedCount &+= 1
                 server.delegate?.closed(connection)
@@ -118,6 +128,11 @@ package final class HTTPServer {
     /// requests). Bounded: each extra run needs a connection closed in the run before.
     package func run() {
         guard let handle else { return }
+        let callbacksBefore = callbacks
+        defer {
+            lastRunProgressed = callbacks != callbacksBefore
+            if lastRunProgressed { idleImmediateRuns = 0 }
+        }
         for _ in 0..<4 {
             let closedBefore = closedCount
             _ = islet_web_run(handle)
@@ -132,6 +147,41 @@ package final class HTTPServer {
         return t < 0 ? nil : t
     }
 
+    /// When `run` is next due whatever the sockets do, at `now`; nil: none.
+    ///
+    /// libmicrohttpd 0.9.75 answers "now" (a timeout of 0) for as long as a TLS handshake waits
+    /// for its client: the connection stays on its list of ready ones though its socket has
+    /// nothing. Taken at its word, one byte of a ClientHello and silence made the loop spin
+    /// (93 % of a core, 10,000 wake-ups a second, found by the outside probe of issue 44). The
+    /// first "now" after a run is honoured at once (TLS records already read and waiting need
+    /// it), and so is every one while runs do something (a request of a pipeline, a connection
+    /// opened or closed); after `idleRunsBeforePacing` runs in a row that called back nothing,
+    /// they are paced `immediatePacingMs` apart. A handshake that does progress wakes the loop through its
+    /// socket, not through this deadline.
+    package func deadline(now: MonotonicInstant) -> MonotonicInstant? {
+        guard let t = timeoutMs else { return nil }
+        if t > 0 { return now.adding(milliseconds: min(t, 3_600_000)) }
+        guard idleImmediateRuns >= Self.idleRunsBeforePacing, let last = lastImmediateRun else { return now }
+        return last.adding(milliseconds: Self.immediatePacingMs)
+    }
+
+    package static let immediatePacingMs: Int64 = 20
+    package static let idleRunsBeforePacing = 3
+
+    /// Runs when libmicrohttpd's own deadline has come (see `deadline(now:)`).
+    package func runIfDue(now: MonotonicInstant) {
+        guard let t = timeoutMs, t == 0 else {
+            lastImmediateRun = nil
+            idleImmediateRuns = 0
+            return
+        }
+        if idleImmediateRuns >= Self.idleRunsBeforePacing, let last = lastImmediateRun,
+           now.nanoseconds(since: last) / 1_000_000 < Self.immediatePacingMs { return }
+        lastImmediateRun = now
+        run()
+        idleImmediateRuns = lastRunProgressed ? 0 : idleImmediateRuns + 1
+    }
+
     package func stop() {
         guard let h = handle else { return }
         handle = nil
@@ -144,11 +194,11 @@ package final class HTTPServer {
     /// libmicrohttpd's access handler: the first call has the headers, later ones the body in
     /// pieces, the last one (no bytes) the end; a parked request is called again once resumed.
     private func request(_ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                         upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                         version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                          state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> Bool {
         guard let raw = state.pointee else {
             let r = HTTPRequest(connection: connection, method: method.map { String(cString: $0) } ?? "",
-                                target: url.map { String(cString: $0) } ?? "/")
+                                target: url.map { String(cString: $0) } ?? "/", version: version.map { String(cString: $0) } ?? "")
             state.pointee = Unmanaged.passRetained(r).toOpaque()
             delegate?.headersIn(r)
             // Refused from its headers (a body too large, a smuggling attempt): answered before
@@ -263,6 +313,7 @@ package enum HTTPConnections {
     }
     package static func headerCount(_ c: OpaquePointer) -> Int { Int(islet_web_header_count(c)) }
     package static func occurrences(_ c: OpaquePointer, _ name: String) -> Int { Int(islet_web_header_occurrences(c, name)) }
+    package static func malformedHeaders(_ c: OpaquePointer) -> Int { Int(islet_web_headers_malformed(c)) }
     package static var readerEnd: Int { islet_web_reader_end() }
     package static var readerError: Int { islet_web_reader_error() }
 }

@@ -64,12 +64,19 @@ package enum RequestFraming: Equatable {
     /// 413: the Content-Length is over the bound; refused before a byte of the body is read.
     case tooLarge(Int)
 
-    /// `count(name)`: how many times the header is present; `value(name)`: the first one's value.
-    package static func check(count: (String) -> Int, value: (String) -> String?, maximumBody: Int) -> RequestFraming {
+    /// `count(name)`: how many times the header is present; `value(name)`: the first one's value;
+    /// `malformed`: 1 when a header's name is not a token (a space before its colon), 2 when a
+    /// value holds a control character (a bare CR); `version`: the request line's.
+    package static func check(count: (String) -> Int, value: (String) -> String?, malformed: Int = 0, version: String = "HTTP/1.1",
+                              maximumBody: Int) -> RequestFraming {
+        if malformed == 1 { return .ambiguous("a header name that is not a token (whitespace before its colon?)") }
+        if malformed != 0 { return .ambiguous("a control character in a header's value") }
         if count("Host") > 1 { return .ambiguous("two Host headers") }
         let lengths = count("Content-Length"), codings = count("Transfer-Encoding")
         if lengths > 1 { return .ambiguous("two Content-Length headers") }
         if codings > 1 { return .ambiguous("two Transfer-Encoding headers") }
+        // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing.
+        if codings == 1, version != "HTTP/1.1" { return .ambiguous("Transfer-Encoding in an \(version.prefix(16)) request") }
         if codings == 1 {
             if lengths == 1 { return .ambiguous("both Transfer-Encoding and Content-Length") }
             let coding = (value("Transfer-Encoding") ?? "").trimmingSpaces.lowercased()

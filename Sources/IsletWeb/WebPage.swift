@@ -104,7 +104,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// libmicrohttpd's own deadline, and the first connection that owes a request too long.
     package var nextDeadline: MonotonicInstant? {
         let mono = env.mono
-        let own = server.timeoutMs.map { mono.adding(milliseconds: min($0, 3_600_000)) }
+        let own = kick ? mono : server.deadline(now: mono)
         let open = openConnections
         let slow = connections.values.compactMap { c in
             c.waitingSince.map { $0.adding(milliseconds: WebAdmission.deadlineMs(fresh: c.fresh, open: open)) }
@@ -119,9 +119,11 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         if let e = guarded.endEpisode(at: turn.mono), e.exhausted {
             env.log.notice("web: password guessing over: \(e.tries) login tries (\(e.wrong) wrong passwords, \(e.refused) refused unchecked) from \(e.addressCount) addresses in \(turn.mono.nanoseconds(since: e.since) / 1_000_000_000) s")
         }
-        if kick || server.timeoutMs == 0 {
+        if kick {
             kick = false
             server.run()
+        } else {
+            server.runIfDue(now: turn.mono)
         }
         if !connections.isEmpty { reapLeft() }
         // Slowloris and idle holders: a connection that owes a whole request past its deadline
@@ -160,7 +162,8 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
 
     /// Framing and size, from the headers alone: a refusal here goes out before the body is read.
     package func headersIn(_ request: HTTPRequest) {
-        switch RequestFraming.check(count: request.occurrences, value: request.header, maximumBody: HTTPRequest.maximumBody) {
+        switch RequestFraming.check(count: request.occurrences, value: request.header, malformed: request.malformedHeaders,
+                                    version: request.version, maximumBody: HTTPRequest.maximumBody) {
         case .fine: return
         case .ambiguous(let why):
             refuse("framing")

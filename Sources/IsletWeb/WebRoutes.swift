@@ -25,7 +25,9 @@ extension WebPage {
         // everyone's; then the page's pace in all.
         guard admission.take(r.clientAddress, at: mono) else {
             refuse("rate_limited")
-            return fail(r, 429, "rate_limited", "too many requests; slow down", headers: [("Retry-After", "1")])
+            // Closed after the answer: a client that pipelines past its pace would otherwise be
+            // answered 429 as fast as it writes (the outside probe drew 14,500 a second, 73 % of a core).
+            return fail(r, 429, "rate_limited", "too many requests; slow down", headers: [("Retry-After", "1"), ("Connection", "close")])
         }
         let path = r.path
         switch (r.method, path) {

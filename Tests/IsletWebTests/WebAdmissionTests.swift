@@ -77,6 +77,21 @@ struct RequestFramingTests {
         #expect(isAmbiguous(Self.check([("Transfer-Encoding", "identity")])))
     }
 
+    @Test("a name that is not a token, a control character in a value, chunked in HTTP/1.0: ambiguous")
+    func malformed() {
+        func isAmbiguous(_ f: RequestFraming) -> Bool { if case .ambiguous = f { true } else { false } }
+        let fine: [(String, String)] = [("Host", "islet")]
+        func check(malformed: Int = 0, version: String = "HTTP/1.1", _ headers: [(String, String)] = fine) -> RequestFraming {
+            RequestFraming.check(count: { n in headers.count { $0.0.lowercased() == n.lowercased() } },
+                                 value: { n in headers.first { $0.0.lowercased() == n.lowercased() }?.1 },
+                                 malformed: malformed, version: version, maximumBody: 16_384)
+        }
+        #expect(isAmbiguous(check(malformed: 1)))
+        #expect(isAmbiguous(check(malformed: 2)))
+        #expect(isAmbiguous(check(version: "HTTP/1.0", [("Transfer-Encoding", "chunked")])))
+        #expect(check(version: "HTTP/1.0", [("Content-Length", "3")]) == .fine)
+    }
+
     @Test("a length past the bound is refused from the header, a length no Int holds too")
     func tooLarge() {
         #expect(Self.check([("Content-Length", "16385")]) == .tooLarge(16_385))

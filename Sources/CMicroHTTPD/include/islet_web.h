@@ -22,7 +22,8 @@ const char *islet_web_version(void);
 /// request's own pointer, NULL at the first call (the headers are in, the body is not).
 /// Returns 1 to go on, 0 to close the connection.
 typedef int (*islet_web_request_fn)(void *context, struct MHD_Connection *connection, const char *url,
-                                    const char *method, const char *upload, size_t *upload_size, void **state);
+                                    const char *method, const char *version, const char *upload, size_t *upload_size,
+                                    void **state);
 /// The request ended (`how`: MHD_RequestTerminationCode, 0 when it completed normally).
 typedef void (*islet_web_completed_fn)(void *context, struct MHD_Connection *connection, void **state, int how);
 /// A connection was accepted (opened = 1) or closed (0).
@@ -85,6 +86,9 @@ int islet_web_header_count(struct MHD_Connection *connection);
 /// How many headers named `name` (case-insensitive) the request has: a second Content-Length,
 /// Host or Transfer-Encoding is a smuggling attempt that the lookup above would hide.
 int islet_web_header_occurrences(struct MHD_Connection *connection, const char *name);
+/// 0 when every header's name is a token and no value holds a control character (HTAB aside);
+/// 1 for a bad name, 2 for a bad value (RFC 9110 §5.1, §5.5).
+int islet_web_headers_malformed(struct MHD_Connection *connection);
 
 void islet_web_suspend(struct MHD_Connection *connection);
 void islet_web_resume(struct MHD_Connection *connection);
