@@ -119,7 +119,7 @@ extension WebPage {
         case .guessing(let seconds):
             refuse("login_guessing")
             if firstOfEpisode {
-                env.log.notice("web: \(WebGuard.budgetFailures) failed logins used up the page's budget (one more every \(WebGuard.budgetRefillMs / 1000) s); every login waits until the guessing stops (the latest from \(address))")
+                env.log.notice("web: \(WebGuard.budgetFailures) failed logins used up the page's budget (one more every \(WebGuard.budgetRefillMs / 1000) s); every login waits until the guessing stops (the first try refused so came from \(address), which may be the owner's)")
             }
             fail(r, 429, "rate_limited", "too many wrong passwords on this page; try again in \(seconds) s", headers: [("Retry-After", "\(seconds)")])
         }
