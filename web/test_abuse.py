@@ -80,6 +80,20 @@ def get(port, path="/api/session", source=OTHER, timeout=3.0):
     return time.monotonic() - t0, line
 
 
+def hold(port, n, first, source=ATTACKER, timeout=3.0):
+    """n connections from `source`, each having sent `first`: (those connected, how many were refused)."""
+    conns, refused = [], 0
+    for _ in range(n):
+        try:
+            c = connect(port, source, timeout)
+            if first:
+                c.sendall(first)
+            conns.append(c)
+        except OSError:
+            refused += 1
+    return conns, refused
+
+
 def still_open(conns):
     """How many of `conns` the server has not closed."""
     for c in conns:
@@ -125,14 +139,7 @@ class Abuse(WebCase):
         figures = []
 
         # 500 connections dribbling headers.
-        dribbling = []
-        for _ in range(500):
-            try:
-                c = connect(d.port, ATTACKER)
-                c.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: ")
-                dribbling.append(c)
-            except OSError:
-                pass
+        dribbling, _ = hold(d.port, 500, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: ")
         took = self.served(d, "500 dribbling connections from one address")
         held = still_open(dribbling)
         for c in dribbling:
@@ -142,14 +149,7 @@ class Abuse(WebCase):
                        f"again {again * 1000:.0f} ms after leaving")
 
         # 2,000 idle connections.
-        idle = []
-        refused = 0
-        for _ in range(2000):
-            try:
-                c = connect(d.port, ATTACKER, timeout=1)
-                idle.append(c)
-            except OSError:
-                refused += 1
+        idle, refused = hold(d.port, 2000, b"", timeout=1)
         took = self.served(d, "2,000 idle connections from one address")
         time.sleep(0.2)
         held = still_open(idle)
@@ -160,14 +160,7 @@ class Abuse(WebCase):
                        f"attacker again in {again * 1000:.0f} ms")
 
         # 32 keep-alive holders: each asks once, then keeps the connection.
-        holders = []
-        for _ in range(32):
-            try:
-                c = connect(d.port, ATTACKER)
-                c.sendall(f"GET /api/session HTTP/1.1\r\nHost: 127.0.0.1:{d.port}\r\n\r\n".encode())
-                holders.append(c)
-            except OSError:
-                pass
+        holders, _ = hold(d.port, 32, f"GET /api/session HTTP/1.1\r\nHost: 127.0.0.1:{d.port}\r\n\r\n".encode())
         time.sleep(0.3)
         took = self.served(d, "32 keep-alive holders from one address")
         for c in holders:

@@ -244,17 +244,6 @@ final class RawClient {
         }
     }
 
-    /// Reads whatever has arrived, without waiting; returns how many whole lines it held.
-    func takeArrivedLines() -> Int {
-        var lines = 0
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n <= 0 { return lines }
-            lines += chunk[0..<n].count { $0 == 10 }
-        }
-    }
-
     func readJSON() -> [String: Any]? {
         guard let l = readLine(), let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any] else { return nil }
         return o

@@ -125,18 +125,12 @@ struct WebPageTests {
         defer { d.stop() }
         let fd = try TCPClient.connect("127.0.0.1", port: Self.port)
         try fd.sendAll(Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(Self.port)\r\n\r\n".utf8))
-        var got = ""
-        func read(until needle: String, ms: Int32 = 3000) throws -> Bool {
-            while !got.contains(needle) {
-                guard try fd.waitReadable(timeoutMs: ms), let c = try fd.receive(capacity: 65536), !c.isEmpty else { return false }
-                got += String(decoding: c, as: UTF8.self)
-            }
-            return true
-        }
+        let stream = StreamReader(fd)
+        func read(until needle: String) throws -> Bool { try stream.read(until: needle) }
         #expect(try read(until: "event: frame"))
-        #expect(got.contains("text/event-stream"))
-        let order = ["event: session", "event: state", "event: frame"].map { got.range(of: $0)?.lowerBound }
-        #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!, "\(got.prefix(300))")
+        #expect(stream.got.contains("text/event-stream"))
+        let order = ["event: session", "event: state", "event: frame"].map { stream.got.range(of: $0)?.lowerBound }
+        #expect(order.allSatisfy { $0 != nil } && order[0]! < order[1]! && order[1]! < order[2]!, "\(stream.got.prefix(300))")
         _ = try d.request(#"{"op":"start","seconds":600}"#)
         _ = try d.request(#"{"op":"pause"}"#)
         #expect(try read(until: "\"phase\":\"paused\""), "the pause's change did not reach the stream")
@@ -171,22 +165,16 @@ struct WebPageTests {
         #expect(login.status == 200 && cookie.hasPrefix("islet_session="), "\(login.status) \(login.text)")
         let fd = try TCPClient.connect("127.0.0.1", port: Self.port)
         try fd.sendAll(Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(Self.port)\r\nCookie: \(cookie)\r\n\r\n".utf8))
-        var got = ""
-        func read(until needle: String, ms: Int32 = 3000) throws -> Bool {
-            while !got.contains(needle) {
-                guard try fd.waitReadable(timeoutMs: ms), let c = try fd.receive(capacity: 65536), !c.isEmpty else { return false }
-                got += String(decoding: c, as: UTF8.self)
-            }
-            return true
-        }
-        #expect(try read(until: "event: state"), "\(got.prefix(300))")
+        let stream = StreamReader(fd)
+        func read(until needle: String) throws -> Bool { try stream.read(until: needle) }
+        #expect(try read(until: "event: state"), "\(stream.got.prefix(300))")
         // The week passes in one step: the loop's deadline for the session's end falls due.
         clock.advance(milliseconds: WebGuardWeek.ms + 1000)
         d.settle()
-        let before = got.count
+        let before = stream.got.count
         _ = try d.request(#"{"op":"start","seconds":600}"#)
-        #expect(try read(until: "\r\n0\r\n\r\n"), "the expired session's stream did not end: \(got.suffix(300))")
-        #expect(!got.dropFirst(before).contains("event: change"), "a change reached an expired session's stream")
+        #expect(try read(until: "\r\n0\r\n\r\n"), "the expired session's stream did not end: \(stream.got.suffix(300))")
+        #expect(!stream.got.dropFirst(before).contains("event: change"), "a change reached an expired session's stream")
     }
 
     @Test("past 32 connections a newcomer gets 503, and a person at the socket is still served")
@@ -255,7 +243,22 @@ struct WebPageTests {
         if 180 / elapsed >= 100 { #expect((codes[429] ?? 0) + extra429 > 0, "no request was paced at \(Int(180 / elapsed)) a second: \(codes)") }
         #expect(try d.request(#"{"op":"status"}"#)?["ok"] as? Bool == true)
         let web = try d.status().status?.web
-        #expect(web?.refused["rate_limited"] == (codes[429] ?? 0) + extra429, "\(String(describing: web?.refused)) vs \(codes), \(extra429)")
+        #expect((web?.refused["rate_limited"] ?? 0) == (codes[429] ?? 0) + extra429, "\(String(describing: web?.refused)) vs \(codes), \(extra429)")
+    }
+}
+
+/// What an event stream has sent so far, read until a needle shows.
+final class StreamReader {
+    let fd: FileDescriptor
+    private(set) var got = ""
+    init(_ fd: FileDescriptor) { self.fd = fd }
+
+    func read(until needle: String, ms: Int32 = 3000) throws -> Bool {
+        while !got.contains(needle) {
+            guard try fd.waitReadable(timeoutMs: ms), let c = try fd.receive(capacity: 65536), !c.isEmpty else { return false }
+            got += String(decoding: c, as: UTF8.self)
+        }
+        return true
     }
 }
 

@@ -27,47 +27,46 @@ struct WebPeersTests {
         #expect((kept ?? .max) <= PeerPolicy.maximumUsers)
     }
 
-    @Test("the kernel names the owner of a loopback client's socket: this process's user")
-    func ownerOfALoopbackPeer() throws {
-        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(server); close(client) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, size) } }
-        #expect(bound == 0 && listen(server, 1) == 0)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(server, $0, &size) } }
-        let connected = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, size) } }
-        #expect(connected == 0)
-        let accepted = accept(server, nil, nil)
-        defer { close(accepted) }
-        #expect(try TCPPeers.owner(ofPeerOf: accepted) == UInt32(geteuid()))
-        // The fallback where NETLINK_SOCK_DIAG is refused (qemu-user): the same row from /proc/net/tcp.
-        #expect(try TCPPeers.owner(ofPeerOf: accepted, fromProcOnly: true) == UInt32(geteuid()))
-        #expect(throws: SystemError.self) { _ = try TCPPeers.owner(ofPeerOf: server) }   // a listener has no peer
+    /// A listening socket on the loopback address of `family`, a client connected to it and the
+    /// server's end of that connection; nil where the family has no loopback (no IPv6 here).
+    static func loopbackPair(_ family: Int32) -> (server: Int32, client: Int32, accepted: Int32)? {
+        let server = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        let client = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        var storage = sockaddr_storage()
+        var size: socklen_t
+        if family == AF_INET {
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            size = socklen_t(MemoryLayout<sockaddr_in>.size)
+            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
+        } else {
+            var a = sockaddr_in6()
+            a.sin6_family = sa_family_t(AF_INET6)
+            a.sin6_addr = in6addr_loopback
+            size = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            withUnsafeBytes(of: a) { src in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: src) } }
+        }
+        let ok = withUnsafeMutablePointer(to: &storage) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
+                bind(server, a, size) == 0 && listen(server, 1) == 0 && getsockname(server, a, &size) == 0 && connect(client, a, size) == 0
+            }
+        }
+        guard ok else { close(server); close(client); return nil }
+        return (server, client, accept(server, nil, nil))
     }
 
-    @Test("over IPv6 (::1) too, by both lookups")
-    func ownerOfAnIPv6LoopbackPeer() throws {
-        let server = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-        let client = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(server); close(client) }
-        var a = sockaddr_in6()
-        a.sin6_family = sa_family_t(AF_INET6)
-        a.sin6_addr = in6addr_loopback
-        var size = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        let bound = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(server, $0, size) } }
-        // A machine without IPv6 on loopback has nothing to test here.
-        guard bound == 0 else { return }
-        #expect(listen(server, 1) == 0)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(server, $0, &size) } }
-        let connected = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, size) } }
-        #expect(connected == 0)
-        let accepted = accept(server, nil, nil)
-        defer { close(accepted) }
-        #expect(try TCPPeers.owner(ofPeerOf: accepted) == UInt32(geteuid()))
-        #expect(try TCPPeers.owner(ofPeerOf: accepted, fromProcOnly: true) == UInt32(geteuid()))
+    @Test("the kernel names the owner of a loopback client's socket, by both lookups, over IPv4 and IPv6 (where there is IPv6)")
+    func ownerOfALoopbackPeer() throws {
+        let v4 = try #require(Self.loopbackPair(AF_INET))
+        defer { close(v4.server); close(v4.client); close(v4.accepted) }
+        #expect(try TCPPeers.owner(ofPeerOf: v4.accepted) == UInt32(geteuid()))
+        // The fallback where NETLINK_SOCK_DIAG is refused (qemu-user): the same row from /proc/net/tcp.
+        #expect(try TCPPeers.owner(ofPeerOf: v4.accepted, fromProcOnly: true) == UInt32(geteuid()))
+        #expect(throws: SystemError.self) { _ = try TCPPeers.owner(ofPeerOf: v4.server) }   // a listener has no peer
+        guard let v6 = Self.loopbackPair(AF_INET6) else { return }
+        defer { close(v6.server); close(v6.client); close(v6.accepted) }
+        #expect(try TCPPeers.owner(ofPeerOf: v6.accepted) == UInt32(geteuid()))
+        #expect(try TCPPeers.owner(ofPeerOf: v6.accepted, fromProcOnly: true) == UInt32(geteuid()))
     }
 }
