@@ -90,7 +90,9 @@ struct ClockRestartTests {
         // Two minutes later by the wall clock: the only clock a reboot leaves.
         let d = try DaemonUnderTest(env: try faketime("+120"), dir: dir)
         let now = try #require(try d.seconds("run"))
-        #expect(abs((before - 120) - now) < 2, "remaining \(now), expected about \(before - 120)")
+        // The stop, the reboot and the start lie between the two readings: 2.09 s once under
+        // qemu-user (make test ARCH=arm64). 10 s still tells 120 s counted from none.
+        #expect(abs((before - 120) - now) < 10, "remaining \(now), expected about \(before - 120)")
         #expect(try d.status().status?.clockBehind == false)
     }
 }

@@ -53,7 +53,10 @@ struct DaemonRotationChimeTests {
         // natural completion + 3 s), long after the restart.
         sleepSeconds(1.05 - Date().timeIntervalSince(started))
         try d.start()
-        #expect(try d.phase("meditation") == .complete, "the restart applied the completion")
+        // Complete, or already dismissed where the start took longer than the 3 s that follow a
+        // completion (seen under qemu-user, make test ARCH=arm64): either way the restart applied it.
+        let phase = try d.phase("meditation")
+        #expect(phase == .complete || phase == nil, "the restart applied the completion (phase \(String(describing: phase)))")
         #expect(try d.status().status?.chimePulses == 0, "but that moment passed unheard; no late beep")
     }
 
