@@ -85,31 +85,34 @@ let package = Package(
         // The state file: atomic saves, the loader that never trusts it, the writer thread.
         .target(name: "IsletStore", dependencies: ["IsletCore", "IsletSync", "IsletSystem", "IsletErrno", "IsletClock"],
                 swiftSettings: strict),
-        // isletd's configuration: the file's parser and its settings, the command line's flags,
-        // what a reload changes; no live connection, no descriptor.
+        // What every part needs to read its section: the INI reader, file:line errors, the one
+        // check of a secret file, a part's settings (`PartSettings`), what it opens of the network.
+        .target(name: "IsletSettings", dependencies: ["IsletSystem", "IsletErrno"], swiftSettings: strict),
+        // isletd's core configuration ([daemon], [display], [session], [buttons], [chime]), the
+        // command line's flags, what a reload changes; each part's section is its own settings type.
         .target(name: "IsletConfig",
-                dependencies: ["IsletCore", "IsletFrame", "IsletDisplay", "IsletInput", "IsletLinux", "IsletSystem", "IsletErrno",
-                               "IsletProtocol", "IsletMQTT", "CGnuTLS"],
+                dependencies: ["IsletSettings", "IsletCore", "IsletFrame", "IsletDisplay", "IsletInput", "IsletLinux", "IsletSystem",
+                               "IsletProtocol"],
                 swiftSettings: strict),
         // What a part of the daemon is (`DaemonPart`), its way in, the turn it sees, the loop,
         // the log and the clocks it is given.
         .target(name: "IsletParts",
                 dependencies: ["IsletCore", "IsletSync", "IsletInput", "IsletProtocol", "IsletSystem", "IsletErrno",
-                               "IsletClock", "IsletConfig"],
+                               "IsletClock", "IsletConfig", "IsletSettings"],
                 swiftSettings: strict),
         // The network's parts: the MQTT bridge and the sync group, on one link.
         .target(name: "IsletNetwork",
-                dependencies: ["IsletParts", "IsletCore", "IsletSync", "IsletMQTT", "IsletProtocol", "IsletSystem",
+                dependencies: ["IsletParts", "IsletSettings", "IsletCore", "IsletSync", "IsletMQTT", "IsletProtocol", "IsletSystem",
                                "IsletClock", "IsletConfig"],
                 swiftSettings: strict),
         // The web page: libmicrohttpd on the loop, the page's assets, its guard and its API.
         .target(name: "IsletWeb",
-                dependencies: ["CMicroHTTPD", "IsletParts", "IsletConfig", "IsletProtocol", "IsletSystem", "IsletFrame"],
+                dependencies: ["CMicroHTTPD", "CGnuTLS", "IsletParts", "IsletSettings", "IsletConfig", "IsletProtocol", "IsletSystem", "IsletFrame"],
                 swiftSettings: strict),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
-                               "IsletClock", "IsletStore", "IsletConfig", "IsletParts", "IsletNetwork"],
+                               "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletParts", "IsletNetwork"],
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon", "IsletSystem"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
@@ -123,7 +126,7 @@ let package = Package(
         // `make fuzz`: libFuzzer targets (built with -sanitize=fuzzer -DFUZZING); plainly built,
         // a replayer of the corpora in Tests/Fuzz.
         .executableTarget(name: "islet-fuzz",
-                          dependencies: ["IsletConfig", "IsletStore", "IsletClock", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore", "IsletWeb",
+                          dependencies: ["IsletDaemon", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletStore", "IsletClock", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore", "IsletWeb",
                                          "IsletRender", "IsletFrame", "IsletDisplay", "IsletSystem"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
@@ -148,11 +151,11 @@ let package = Package(
         .testTarget(name: "IsletLinuxTests", dependencies: ["IsletErrno", "IsletSystem", "IsletLinux", "IsletDisplay", "IsletFrame", "IsletInput"], swiftSettings: strict),
         .testTarget(name: "IsletMQTTTests", dependencies: ["IsletMQTT", "IsletProtocol", "IsletCore"], swiftSettings: strict),
         .testTarget(name: "IsletConfigTests",
-                    dependencies: ["IsletConfig", "IsletCore", "IsletInput", "IsletLinux", "IsletMQTT", "IsletProtocol", "IsletDisplay", "IsletTestSupport"],
+                    dependencies: ["IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletDaemon", "IsletCore", "IsletInput", "IsletLinux", "IsletMQTT", "IsletProtocol", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletConfig", "IsletSystem"], swiftSettings: strict),
-        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletConfig", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem"], swiftSettings: strict),
+        .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import IsletSettings
 import IsletSystem
 import IsletProtocol
 import IsletCore
@@ -67,41 +68,36 @@ public struct DaemonConfig: Sendable {
     public var session = SessionDefaults()
     /// `[buttons]` and `[chime]`, interpreted key by key by the buttons module.
     public var buttonConfig = ButtonConfig()
-    /// `[mqtt]`; nil when the file has no such section (no network at all).
-    public var mqtt: MQTTSettings?
-    /// `[sync]`; nil: this display is a group of its own.
-    public var sync: SyncSettings?
-    /// `[web]`; nil: no page (docs/WEB.md).
-    public var web: WebSettings?
+    /// Each part's own section (`[mqtt]`, `[web]`, …), by its settings type: the daemon's
+    /// registry names the types, each part reads its own (docs/ARCHITECTURE.md "Adding a part").
+    public var parts: PartSections
 
-    public init() {}
-}
-
-/// A config problem: where it is and what would be accepted.
-public struct ConfigError: Error, CustomStringConvertible, Sendable {
-    public var origin: String        // "file:line" or "--flag"
-    public var message: String
-    public init(_ origin: String, _ message: String) { self.origin = origin; self.message = message }
-    public var description: String { "\(origin): \(message)" }
-    /// sysexits.h EX_CONFIG.
-    public static let exitStatus: Int32 = 78
+    /// The defaults; `parts` are the settings types of the parts there are (the registry's).
+    public init(parts: [any PartSettings.Type] = []) { self.parts = PartSections(parts) }
 }
 
 extension DaemonConfig {
     /// A bound as a person writes it: `20`, `0.05`.
     static func plain(_ d: Double) -> String { StrictJSON.plain(d) }
 
-    /// Every key by section, for error messages and docs.
-    public static let keys: [String: [String]] = [
+    /// The core's keys by section (each part's are its settings type's).
+    public static let coreKeys: [String: [String]] = [
         "daemon": ["socket", "socket_group", "socket_mode", "state_dir", "log_level", "buttons"],
         "display": ["bus", "address", "controller", "size", "rotation", "on_exit", "expand_seconds",
                     "pixel_shift_minutes", "capture", "preview", "column_offset", "display_offset", "multiplex",
                     "contrast", "test_pattern_seconds", "transport", "night", "night_contrast", "night_idle"],
         "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title", "relevance"],
-        "mqtt": MQTTSettings.keys,
-        "sync": SyncSettings.keys,
-        "web": WebSettings.keys,
     ]
+
+    /// Every key by section, the parts' included, for error messages and docs.
+    public var keys: [String: [String]] {
+        var k = Self.coreKeys
+        for t in parts.types { k[t.section, default: []].append(contentsOf: t.keys) }
+        return k
+    }
+
+    /// Every section, in the order the docs give them.
+    public var sections: [String] { ["daemon", "display", "session", "buttons", "chime"] + parts.sectionNames }
 
     /// Sections whose keys another module interprets.
     public static let delegatedSections: Set<String> = ["buttons", "chime"]
@@ -199,103 +195,33 @@ extension DaemonConfig {
             session.language = value
         case ("session", "cycle_end_seconds"): session.cycleEndSeconds = try number(0...600)
         case ("session", "relevance"): session.relevance = try number(ActivityAttributes.relevanceRange)
-        case ("mqtt", _):
-            var m = mqtt ?? MQTTSettings()
-            try m.set(key: key, value: value, origin: origin)
-            mqtt = m
-        case ("sync", _):
-            var g = sync ?? SyncSettings()
-            try g.set(key: key, value: value, origin: origin)
-            sync = g
-        case ("web", _):
-            var w = web ?? WebSettings()
-            try w.set(key: key, value: value, origin: origin)
-            web = w
         case ("session", "title"):
             // The rule a start holds the title to: a title the config takes is one a start takes.
             if let v = TextRule.violation(value, field: "title", maximum: ActivityAttributes.maxTitleLength) { throw bad(v.message) }
             session.title = value.isEmpty ? nil : value
         default:
+            if try parts.set(ConfigValue(section: section, key: key, text: value, origin: origin)) { return }
             if Self.delegatedSections.contains(section) {
                 do { try buttonConfig.set(section: section, key: key, value: value) }
                 catch { throw ConfigError(origin, "[\(section)] \(error)") }
                 return
             }
-            if let known = Self.keys[section] {
-                throw ConfigError(origin, "unknown key \"\(key)\" in [\(section)]; accepted: \(known.joined(separator: ", "))")
-            }
-            let sections = (Self.keys.keys.sorted() + Self.delegatedSections.sorted()).map { "[\($0)]" }
-            throw ConfigError(origin, "unknown section [\(section)]; accepted: \(sections.joined(separator: ", "))")
+            if let known = keys[section] { throw ConfigValue.unknownKey(key, section: section, known: known, origin: origin) }
+            throw IniReader.unknownSection(section, sections: sections, origin: origin)
         }
     }
 
     /// Parses config text on top of `self` (the defaults). `file` names the source in errors.
     public func parsing(_ text: String, file: String) throws(ConfigError) -> DaemonConfig {
         var c = self
-        var section: String?
-        var seen = Set<String>()
-        var lineNumber = 0
-        // A UTF-8 byte-order mark (Windows editors write one) is not part of the first line.
-        let body = text.unicodeScalars.first == "\u{FEFF}" ? Substring(text.unicodeScalars.dropFirst()) : Substring(text)
-        // Lines end with LF or CRLF; Swift reads "\r\n" as one Character, so both are separators.
-        for raw in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            lineNumber += 1
-            let origin = "\(file):\(lineNumber)"
-            var line = Substring(raw)
-            // "#" starts a comment, except inside a double-quoted value.
-            var quoted = false
-            for i in line.indices {
-                if line[i] == "\"" { quoted.toggle() }
-                else if line[i] == "#", !quoted { line = line[..<i]; break }
+        for item in try IniReader.read(text, file: file, sections: sections) {
+            switch item {
+            case .section(let name, let origin):
+                // A part's section turns the part on; the line is where its errors point.
+                if try c.parts.take(item) { c.origins[name] = origin }
+            case .entry(let section, let key, let value, let origin):
+                try c.set(section: section, key: key, value: value, origin: origin)
             }
-            if quoted { throw ConfigError(origin, "a quoted value has no closing \"") }
-            let trimmed = line.trimmingSpaces
-            if trimmed.isEmpty { continue }
-            if trimmed.hasPrefix("[") {
-                guard trimmed.hasSuffix("]"), trimmed.count > 2 else {
-                    throw ConfigError(origin, "a section header is a name in brackets on its own line: [daemon], [display], [session], [buttons], [chime], [mqtt], [sync] or [web]")
-                }
-                let name = String(trimmed.dropFirst().dropLast()).trimmingSpaces
-                guard Self.keys[name] != nil || Self.delegatedSections.contains(name) else {
-                    let sections = (Self.keys.keys.sorted() + Self.delegatedSections.sorted()).map { "[\($0)]" }
-                    throw ConfigError(origin, "unknown section [\(name)]; accepted: \(sections.joined(separator: ", "))")
-                }
-                section = name
-                if name == "mqtt" {
-                    c.mqtt = c.mqtt ?? MQTTSettings()
-                    c.origins["mqtt"] = origin
-                }
-                if name == "sync" {
-                    c.sync = c.sync ?? SyncSettings()
-                    c.origins["sync"] = origin
-                }
-                if name == "web" {
-                    c.web = c.web ?? WebSettings()
-                    c.origins["web"] = origin
-                }
-                continue
-            }
-            guard let eq = trimmed.firstIndex(of: "=") else {
-                throw ConfigError(origin, "expected \"key = value\" (got \"\(trimmed)\")")
-            }
-            let key = String(trimmed[..<eq]).trimmingSpaces
-            var value = String(trimmed[trimmed.index(after: eq)...]).trimmingSpaces
-            if value.contains("\"") {
-                // Quotes keep spaces and "#" in a value; they wrap the whole value or nothing.
-                guard value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\""),
-                      !value.dropFirst().dropLast().contains("\"") else {
-                    throw ConfigError(origin, "\(key.isEmpty ? "the value" : key): quotes must wrap the whole value, as in \(key.isEmpty ? "key" : key) = \"a value\" (got \(value))")
-                }
-                value = String(value.dropFirst().dropLast())
-            }
-            guard let section else {
-                throw ConfigError(origin, "\"\(key)\" is outside any section; put it under [daemon], [display], [session], [buttons], [chime], [mqtt], [sync] or [web]")
-            }
-            guard !key.isEmpty else { throw ConfigError(origin, "missing key before \"=\"") }
-            guard seen.insert("\(section).\(key)").inserted else {
-                throw ConfigError(origin, "\(section).\(key) is set twice")
-            }
-            try c.set(section: section, key: key, value: value, origin: origin)
         }
         do { try c.buttonConfig.validate() }
         catch {
@@ -318,9 +244,10 @@ extension DaemonConfig {
                               "daemon.socket_group = \"\(group)\": no such group on this system (getent group \(group) finds none); create it (groupadd --system \(group)) or leave socket_group empty for the daemon's own group")
         }
         _ = try panelModel(origin: origin)
-        try mqtt?.validate { key in origins[key] ?? origins["mqtt"] ?? origin }
-        try sync?.validate(mqtt: mqtt) { key in origins[key] ?? origins["sync"] ?? origin }
-        try web?.validate { key in origins[key] ?? origins["web"] ?? origin }
+        for part in parts.present {
+            let section = type(of: part).section
+            try part.validate(parts) { key in origins[key] ?? origins[section] ?? origin }
+        }
         return self
     }
 
@@ -336,13 +263,6 @@ extension DaemonConfig {
         case .success(let m): return m
         case .failure(let p): throw ConfigError(origins["display.\(p.key.rawValue)"] ?? origin, p.message)
         }
-    }
-}
-
-extension StringProtocol {
-    var trimmingSpaces: String {
-        let s = self.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
-        return String(s.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }
 }
 

@@ -1,3 +1,5 @@
+import IsletSettings
+
 extension DaemonConfig {
     /// The configuration a reload puts in force, and the names of what waits for a restart:
     /// what the running daemon cannot change in place (the socket, the state directory, the
@@ -10,11 +12,10 @@ extension DaemonConfig {
             || new.width != width || new.height != height || new.rotation != rotation
             || new.panelAdjustments != panelAdjustments || new.contrast != contrast
             || new.transport != transport { changed.append("panel") }
-        if new.mqtt != mqtt { changed.append("mqtt") }
-        if new.sync != sync { changed.append("sync") }
+        let parts = parts.reloaded(with: new.parts)
+        changed += parts.waiting
         var kept = new
-        kept.mqtt = mqtt
-        kept.sync = sync
+        kept.parts = parts.kept
         kept.socketPath = socketPath; kept.socketMode = socketMode; kept.socketGroup = socketGroup
         kept.stateDir = stateDir; kept.bus = bus; kept.address = address
         kept.controller = controller; kept.width = width; kept.height = height

@@ -1,4 +1,5 @@
 import IsletSystem
+import IsletSettings
 
 /// `isletd`'s command line: flags override the config file key by key.
 public struct DaemonCommandLine: Sendable {
@@ -76,9 +77,10 @@ public struct DaemonCommandLine: Sendable {
         return cl
     }
 
-    /// Reads the config file (if any) and applies the flags.
-    public func load() throws(ConfigError) -> DaemonConfig {
-        var c = DaemonConfig()
+    /// Reads the config file (if any) and applies the flags; `parts` are the settings types
+    /// of the parts there are (the daemon's registry).
+    public func load(parts: [any PartSettings.Type]) throws(ConfigError) -> DaemonConfig {
+        var c = DaemonConfig(parts: parts)
         let path = configPath ?? Self.defaultConfigPath
         if configPath != nil || FileSystem.exists(path) {
             switch FileSystem.readFile(path) {

@@ -1,3 +1,4 @@
+import IsletSettings
 import IsletNetwork
 import IsletWeb
 import IsletParts

@@ -94,7 +94,9 @@ extension Daemon {
             change = snapshot()
             change?.event = "change"
         }
-        let outcome = TurnOutcome(view: view, change: change, statusText: statusText(), picture: panel, night: night.status)
+        var values = TurnValues()
+        for p in parts { p.lend(to: &values) }
+        let outcome = TurnOutcome(view: view, change: change, statusText: statusText(), picture: panel, values: values)
         for p in parts { p.publish(outcome) }
         for p in parts { p.save(into: book) }
         book.submitIfDirty()

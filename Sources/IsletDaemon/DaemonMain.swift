@@ -2,6 +2,7 @@ import IsletParts
 import IsletSystem
 import IsletProtocol
 import IsletConfig
+import IsletSettings
 
 /// The isletd program: parse, load, run. Returns the exit status.
 public enum DaemonMain {
@@ -17,7 +18,7 @@ public enum DaemonMain {
         if cl.help { print(DaemonCommandLine.usage); return 0 }
         if cl.version { print("isletd \(IsletVersion.string)"); return 0 }
         let config: DaemonConfig
-        do { config = try cl.load() }
+        do { config = try cl.load(parts: PartRegistry.settings) }
         catch {
             log.error("configuration error: \(error)")
             return ConfigError.exitStatus
@@ -28,12 +29,12 @@ public enum DaemonMain {
         if cl.checkOnly {
             let paths = DaemonPaths.resolve(config)
             print("configuration OK: socket \(paths.socket), state \(paths.stateDir), bus \(config.bus), \(config.controller.rawValue) \(config.width)x\(config.height)"
-                  + (config.web.map { ", web page on \($0.listen)" + ($0.readOnly ? " (read only)" : "") } ?? ""))
+                  + config.parts.present.compactMap(\.checkSummary).map { ", \($0)" }.joined())
             return 0
         }
         log.threshold = config.logLevel
         do {
-            let daemon = try Daemon(config: config, reload: { () throws(ConfigError) -> DaemonConfig in try cl.load() }, log: log)
+            let daemon = try Daemon(config: config, reload: { () throws(ConfigError) -> DaemonConfig in try cl.load(parts: PartRegistry.settings) }, log: log)
             return daemon.run()
         } catch {
             log.error(error.message)
@@ -44,7 +45,8 @@ public enum DaemonMain {
     /// `--network-dropin FILE`: the unit's network for [mqtt] (the package's generator calls it
     /// at every daemon-reload); without [mqtt] the file is removed.
     static func writeNetworkDropIn(_ file: String, config: DaemonConfig, configPath: String, log: Logger) -> Int32 {
-        guard let text = NetworkDropIn.text(mqtt: config.mqtt, web: config.web, configPath: configPath) else {
+        let needs = config.parts.present.compactMap(\.network)
+        guard let text = NetworkNeed.dropIn(needs, configPath: configPath) else {
             if FileSystem.exists(file) {
                 do { try FileSystem.remove(file) } catch { log.error("cannot remove \(file): \(error)"); return 73 }
                 print("removed \(file): no [mqtt] and no [web], the unit keeps its network closed")
@@ -59,8 +61,7 @@ public enum DaemonMain {
             log.error("cannot write \(file): \(error)")
             return 73
         }
-        let reach = [config.mqtt?.url.map { "the broker \($0)" }, config.web.map { "the page's clients on \($0.listen)" }].compactMap { $0 }
-        print("wrote \(file): the unit may reach \(reach.joined(separator: " and "))")
+        print("wrote \(file): the unit may reach \(needs.map(\.reach).joined(separator: " and "))")
         return 0
     }
 

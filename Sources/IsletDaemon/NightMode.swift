@@ -158,4 +158,7 @@ final class NightMode: DaemonPart {
     }
 
     func report(into status: inout DaemonStatus, _ turn: TurnView) { status.night = self.status }
+
+    /// Home Assistant's contrast and night entities read it.
+    func lend(to values: inout TurnValues) { values[NightStatus.self] = status }
 }

@@ -1,3 +1,4 @@
+import IsletSettings
 import IsletParts
 import IsletSystem
 import IsletFrame

@@ -27,7 +27,7 @@ public struct HomeAssistantDiscovery: Sendable {
     /// The node id in the discovery topics: the MQTT client id.
     public let node: String
     public let topics: MQTTTopics
-    public let device: Device
+    public var device: Device
     /// What the number entity shows while its timer has no activity.
     public let defaultMinutes: Double
 

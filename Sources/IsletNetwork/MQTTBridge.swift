@@ -14,7 +14,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     private let env: PartEnvironment
     package let plan: MQTTPlan
     package let link: MQTTLink
-    private let discovery: HomeAssistantDiscovery
+    private var discovery: HomeAssistantDiscovery
     /// What the broker holds retained for each timer, as published in this connection.
     private var published: [String: Activity] = [:]
     /// The timers announced in this connection, and whether the device's own entity (the pill's image) is.
@@ -232,7 +232,13 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         activities = outcome.view.activities
         if let p = outcome.picture { pill.picture = p }
         if outcome.change != nil { publishChanges(outcome.view.activities, now: outcome.view.now) }
-        if let night = outcome.night { brightness.latest = night.brightnessPayload }
+        if let night = outcome.values[NightStatus.self] { brightness.latest = night.brightnessPayload }
+        let page = outcome.values[ConfigurationPage.self]?.url
+        if page != discovery.device.configurationURL {
+            // The page's address reached the bridge (or changed): Home Assistant's device is announced anew.
+            discovery.device.configurationURL = page
+            announced.device = false
+        }
         publishBrightness()
         publishPicture()
     }

@@ -1,6 +1,7 @@
 import IsletParts
 import IsletClock
 import IsletConfig
+import IsletSettings
 import IsletSystem
 import IsletProtocol
 import IsletMQTT
@@ -10,16 +11,14 @@ import IsletSync
 /// the bridge, and the sync group riding the same link beside it (none without `[mqtt]`).
 package enum NetworkParts {
     package static func make(_ config: DaemonConfig, _ env: PartEnvironment, restoring saved: SyncLedger?) throws(DaemonStartError) -> [any DaemonPart] {
-        guard let settings = config.mqtt else { return [] }
+        guard let settings = config.parts[MQTTSettings.self] else { return [] }
         let plan = try plan(settings, origin: config.origins)
         let link = try MQTTLink(env, plan: plan)
-        // With [web], Home Assistant links the device to its page (the address status.web.url shows).
         let device = HomeAssistantDiscovery.Device(name: "Islet \(plan.clientID)",
                                                    model: "\(config.controller.rawValue.uppercased()) \(config.width)x\(config.height)",
-                                                   version: IsletVersion.string,
-                                                   configurationURL: config.web?.pageURL(machineName: ThisMachine.hostName))
+                                                   version: IsletVersion.string)
         var parts: [any DaemonPart] = [MQTTBridge(env, config: config, plan: plan, link: link, device: device)]
-        if let sync = config.sync {
+        if let sync = config.parts[SyncSettings.self] {
             parts.append(SyncGroup(env, settings: sync, device: sync.deviceName ?? plan.clientID, link: link, restoring: saved))
         }
         return parts
@@ -30,7 +29,7 @@ package enum NetworkParts {
         guard let url = s.url else { throw DaemonStartError("[mqtt] needs url", status: ConfigError.exitStatus) }
         var password: String?
         if let file = s.passwordFile {
-            do { password = try MQTTSettings.secret(file, origin: origin["mqtt.password_file"] ?? "mqtt.password_file", what: "password_file") }
+            do { password = try SecretFile.password(file, origin: origin["mqtt.password_file"] ?? "mqtt.password_file", key: "mqtt.password_file") }
             catch { throw DaemonStartError("\(error)", status: ConfigError.exitStatus) }
         }
         return MQTTPlan(s, url: url, password: password, machineID: MQTTPlan.readMachineID())

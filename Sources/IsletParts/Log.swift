@@ -1,5 +1,5 @@
 import IsletSystem
-import IsletConfig
+import IsletSettings
 
 /// Logs to stderr, one line per entry, prefixed for journald. Not thread-safe by design: only
 /// the event-loop thread logs.

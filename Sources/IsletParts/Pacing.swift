@@ -1,6 +1,6 @@
 import IsletSystem
 import IsletClock
-import IsletConfig
+import IsletSettings
 
 /// Retry with exponential backoff: when to try next, and how long the wait after that is.
 package struct Backoff {

@@ -29,6 +29,9 @@ package protocol DaemonPart: AnyObject {
     /// A change of the activities, as it happens (in order, before the next one): the
     /// sync group records a person's change before a record heard later in the same turn.
     func take(_ effect: DaemonEffect, _ turn: TurnView)
+    /// What it lends the other parts for this turn (night mode's state, the page's address),
+    /// before the frame and the outcome.
+    func lend(to values: inout TurnValues)
     /// The turn's outcome, once the frame is on the bus: watchers, the network, systemd.
     func publish(_ outcome: TurnOutcome)
     /// Sends the answers that waited for their write or the end of the turn.
@@ -55,6 +58,7 @@ extension DaemonPart {
     package var nextDeadline: MonotonicInstant? { nil }
     package var hasBacklog: Bool { false }
     package func take(_ effect: DaemonEffect, _ turn: TurnView) {}
+    package func lend(to values: inout TurnValues) {}
     package func publish(_ outcome: TurnOutcome) {}
     package func releaseAnswers(_ answers: Answers) {}
     package func report(into status: inout DaemonStatus, _ turn: TurnView) {}
@@ -118,17 +122,36 @@ package struct TurnOutcome {
     package let statusText: String
     /// What the glass shows, for the sinks that show it elsewhere (the page, Home Assistant).
     package let picture: (any PanelPicture)?
-    /// Night mode and the contrast (Home Assistant's brightness entities).
-    package let night: NightStatus?
+    /// What the parts lent one another this turn.
+    package let values: TurnValues
 
     package init(view: TurnView, change: ControlResponse?, statusText: String, picture: (any PanelPicture)? = nil,
-                 night: NightStatus? = nil) {
+                 values: TurnValues = TurnValues()) {
         self.view = view
         self.change = change
         self.statusText = statusText
         self.picture = picture
-        self.night = night
+        self.values = values
     }
+}
+
+/// What parts lend one another through the turn, by type: a part reads the values it knows
+/// and names no other part (night mode's state for Home Assistant, the page's address).
+package struct TurnValues {
+    private var values: [ObjectIdentifier: Any] = [:]
+
+    package init() {}
+
+    package subscript<T>(_ type: T.Type) -> T? {
+        get { values[ObjectIdentifier(type)] as? T }
+        set { values[ObjectIdentifier(type)] = newValue }
+    }
+}
+
+/// Where a person configures this display: a page's address, for Home Assistant's "Visit".
+package struct ConfigurationPage: Equatable {
+    package var url: String
+    package init(url: String) { self.url = url }
 }
 
 /// The panel's picture for parts that show it elsewhere: read only when they need it.

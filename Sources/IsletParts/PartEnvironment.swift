@@ -1,5 +1,5 @@
 import IsletClock
-import IsletConfig
+import IsletSettings
 import IsletSystem
 
 /// What every part is given and none changes: the log and the clocks, narrow and immutable.

@@ -1,3 +1,4 @@
+import IsletSettings
 import IsletParts
 import IsletConfig
 import IsletSystem
@@ -44,7 +45,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
 
     /// `[web]`'s page, or none without the section.
     package static func make(_ config: DaemonConfig, _ env: PartEnvironment) throws(DaemonStartError) -> [any DaemonPart] {
-        guard let web = config.web else { return [] }
+        guard let web = config.parts[WebSettings.self] else { return [] }
         let page = try WebPage(env, settings: web, origin: { config.origins[$0] ?? config.origins["web"] ?? "[web]" })
         if web.checksPeers {
             // The control socket's group: socket_group, or the daemon's own group.
@@ -63,7 +64,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         var key: String?
         do {
             if let p = settings.passwordFile {
-                password = try MQTTSettings.secret(p, origin: origin("web.password_file"), what: "password_file", section: "web")
+                password = try SecretFile.password(p, origin: origin("web.password_file"), key: "web.password_file")
             }
             if let c = settings.certFile, let k = settings.keyFile {
                 cert = try Self.pem(c, origin: origin("web.cert_file"), key: "web.cert_file")
@@ -344,6 +345,9 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         return Array("event: \(name)\ndata: ".utf8) + data + Array("\n\n".utf8)
     }
 
+    /// Home Assistant links the device to the page (the address status.web.url shows).
+    package func lend(to values: inout TurnValues) { values[ConfigurationPage.self] = ConfigurationPage(url: url) }
+
     package func report(into status: inout DaemonStatus, _ turn: TurnView) {
         status.web = WebStatus(listen: settings.listen.description, url: url, tls: settings.tls, readOnly: settings.readOnly,
                                password: guarded.needsLogin, connections: openConnections, streams: streams.count,
@@ -351,7 +355,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     }
 
     package func reload(_ config: DaemonConfig) {
-        if config.web != settings {
+        if config.parts[WebSettings.self] != settings {
             env.log.notice("web: [web] changed; the page takes its new settings at the next restart (systemctl restart isletd)")
         }
     }

@@ -3,6 +3,7 @@
 // libFuzzer drives `LLVMFuzzerTestOneInput`; built plainly, this is a replayer that runs every
 // file of a corpus through the same target (what `make test` could not do by chance).
 // A target "fails" only by trapping or by breaking a property checked here.
+import IsletDaemon
 import IsletProtocol
 import IsletCore
 import IsletDisplay
@@ -38,7 +39,7 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .config:
             let text = String(decoding: bytes, as: UTF8.self)
-            if let c = try? DaemonConfig().parsing(text, file: "fuzz.conf") { _ = try? c.validated(origin: "fuzz.conf") }
+            if let c = try? DaemonConfig(parts: PartRegistry.settings).parsing(text, file: "fuzz.conf") { _ = try? c.validated(origin: "fuzz.conf") }
         case .state:
             RestorePath.run(bytes)
         case .capture:

@@ -1,3 +1,7 @@
+import IsletSettings
+import IsletNetwork
+import IsletWeb
+import IsletDaemon
 import Foundation
 import Testing
 import IsletTestSupport
@@ -36,7 +40,7 @@ struct ConfigTests {
         title = "Evening sit"
         relevance = 60
         """
-        let c = try DaemonConfig().parsing(text, file: "t.conf")
+        let c = try DaemonConfig(parts: PartRegistry.settings).parsing(text, file: "t.conf")
         #expect(c.socketPath == "/tmp/x.sock")
         #expect(c.socketGroup == "islet")
         #expect(c.socketMode == 0o640)
@@ -66,21 +70,21 @@ struct ConfigTests {
     @Test("[session] relevance outside 0 to 100 names the line and the range")
     func relevanceBounds() {
         for v in ["101", "-1", "nan", "lots"] {
-            #expect(performing: { try DaemonConfig().parsing("[session]\nrelevance = \(v)\n", file: "r.conf") },
+            #expect(performing: { try DaemonConfig(parts: PartRegistry.settings).parsing("[session]\nrelevance = \(v)\n", file: "r.conf") },
                     throws: { "\($0)".contains("r.conf:2") && "\($0)".contains("0 to 100") })
         }
     }
 
     @Test("a quoted value keeps its #; an unquoted # starts a comment")
     func quotedHash() throws {
-        let c = try DaemonConfig().parsing("[session]\ntitle = \"Sit #2\"  # evening\nlanguage = de # German\n", file: "q.conf")
+        let c = try DaemonConfig(parts: PartRegistry.settings).parsing("[session]\ntitle = \"Sit #2\"  # evening\nlanguage = de # German\n", file: "q.conf")
         #expect(c.session.title == "Sit #2")
         #expect(c.session.language == "de")
     }
 
     @Test("defaults without a file are the documented ones")
     func defaults() {
-        let c = DaemonConfig()
+        let c = DaemonConfig(parts: PartRegistry.settings)
         #expect(c.bus == .device("/dev/i2c-1"))
         #expect(c.address == 60)   // 0x3C
         #expect(c.controller == .ssd1306)
@@ -92,7 +96,7 @@ struct ConfigTests {
 
     @Test("decimal and hex addresses", arguments: [("0x3c", 0x3C), ("0X3D", 0x3D), ("60", 60)])
     func addresses(_ text: String, _ value: Int) throws {
-        var c = DaemonConfig()
+        var c = DaemonConfig(parts: PartRegistry.settings)
         try c.set(section: "display", key: "address", value: text, origin: "--address")
         #expect(c.address == value)
     }
@@ -123,17 +127,17 @@ struct ConfigTests {
         defer { removeTree(dir) }
         try "[display]\nbus = /dev/i2c-1\nsize = 128x32\n".write(toFile: dir + "/c.conf", atomically: true, encoding: .utf8)
         let cl = try DaemonCommandLine.parse(["--config", dir + "/c.conf", "--bus", "mock", "--address=61", "--preview", "none"])
-        let c = try cl.load()
+        let c = try cl.load(parts: PartRegistry.settings)
         #expect(c.bus == .mock)
         #expect(c.address == 61)
         #expect(c.height == 32, "keys the flags do not touch come from the file")
         #expect(throws: ConfigError.self) { try DaemonCommandLine.parse(["--frobnicate"]) }
-        #expect(throws: ConfigError.self) { try DaemonCommandLine.parse(["--bus", "usb"]).load() }
+        #expect(throws: ConfigError.self) { try DaemonCommandLine.parse(["--bus", "usb"]).load(parts: PartRegistry.settings) }
         #expect(throws: ConfigError.self, "a capture needs the mock bus") {
-            try DaemonCommandLine.parse(["--bus", "/dev/i2c-1", "--capture", dir + "/x"]).load()
+            try DaemonCommandLine.parse(["--bus", "/dev/i2c-1", "--capture", dir + "/x"]).load(parts: PartRegistry.settings)
         }
         #expect(throws: ConfigError.self, "no ssd1306 panel is 96x48") {
-            try DaemonCommandLine.parse(["--bus", "mock", "--size", "96x48"]).load()
+            try DaemonCommandLine.parse(["--bus", "mock", "--size", "96x48"]).load(parts: PartRegistry.settings)
         }
     }
 }

@@ -1,3 +1,7 @@
+import IsletSettings
+import IsletNetwork
+import IsletWeb
+import IsletDaemon
 import Foundation
 import Testing
 @testable import IsletConfig
@@ -6,11 +10,11 @@ import IsletTestSupport
 
 @Suite struct MQTTConfigTests {
     @Test func threeLinesAndTheDefaults() throws {
-        let c = try DaemonConfig().parsing("[mqtt]\nurl = mqtt://192.168.1.10\n", file: "t.conf").validated(origin: "t.conf")
-        let m = try #require(c.mqtt)
+        let c = try DaemonConfig(parts: PartRegistry.settings).parsing("[mqtt]\nurl = mqtt://192.168.1.10\n", file: "t.conf").validated(origin: "t.conf")
+        let m = try #require(c.parts[MQTTSettings.self])
         #expect(m.url == BrokerURL(host: "192.168.1.10", port: 1883, tls: false))
         #expect(m.keepaliveSeconds == 60 && m.discovery && m.discoveryPrefix == "homeassistant" && m.commands)
-        #expect(DaemonConfig().mqtt == nil, "no [mqtt], no network")
+        #expect(DaemonConfig(parts: PartRegistry.settings).parts[MQTTSettings.self] == nil, "no [mqtt], no network")
     }
 
     @Test(arguments: [
@@ -48,14 +52,14 @@ import IsletTestSupport
         let text = "[mqtt]\nurl = mqtt://b\nusername = islet\npassword_file = \(pw)\n"
         #expect(chmod(pw, 0o644) == 0)
         #expect {
-            _ = try DaemonConfig().parsing(text, file: "t.conf").validated(origin: "t.conf")
+            _ = try DaemonConfig(parts: PartRegistry.settings).parsing(text, file: "t.conf").validated(origin: "t.conf")
         } throws: { error in
             guard let e = error as? ConfigError else { return false }
             return e.origin == "t.conf:4" && e.message.contains("readable by every user") && !e.message.contains("s3cret")
         }
         #expect(chmod(pw, 0o640) == 0)
-        _ = try DaemonConfig().parsing(text, file: "t.conf").validated(origin: "t.conf")
-        #expect(try MQTTSettings.secret(pw, origin: "t.conf:4", what: "password_file") == "s3cret")
+        _ = try DaemonConfig(parts: PartRegistry.settings).parsing(text, file: "t.conf").validated(origin: "t.conf")
+        #expect(try SecretFile.password(pw, origin: "t.conf:4", key: "mqtt.password_file") == "s3cret")
     }
 
     /// Issue 44 §12: a password file others may write lets them set the password; a key file
@@ -75,13 +79,13 @@ import IsletTestSupport
                                   ("[mqtt]\nurl = mqtts://b\ncert_file = \(pw)\nkey_file = \(pw)\n", 4, "mqtt.key_file"),
                                   ("[web]\npassword_file = \(pw)\n", 2, "web.password_file")] {
             #expect {
-                _ = try DaemonConfig().parsing(text, file: "t.conf").validated(origin: "t.conf")
+                _ = try DaemonConfig(parts: PartRegistry.settings).parsing(text, file: "t.conf").validated(origin: "t.conf")
             } throws: { error in
                 guard let e = error as? ConfigError else { return false }
                 return e.origin == "t.conf:\(line)" && e.message.contains(key) && e.message.contains(words) && e.message.contains(octal)
             }
         }
-        #expect(throws: ConfigError.self) { _ = try MQTTSettings.secret(pw, origin: "t.conf:4", what: "password_file") }
+        #expect(throws: ConfigError.self) { _ = try SecretFile.password(pw, origin: "t.conf:4", key: "mqtt.password_file") }
     }
 
     @Test(arguments: [0o600, 0o640, 0o400, 0o440])
@@ -91,7 +95,7 @@ import IsletTestSupport
         let pw = dir + "/pw"
         try "s3cret\n".write(toFile: pw, atomically: true, encoding: .utf8)
         #expect(chmod(pw, mode_t(mode)) == 0)
-        #expect(try MQTTSettings.secret(pw, origin: "t.conf:4", what: "password_file") == "s3cret")
+        #expect(try SecretFile.password(pw, origin: "t.conf:4", key: "mqtt.password_file") == "s3cret")
     }
 
     @Test func theDefaultClientIDIsStablePerMachineAndHidesTheMachineID() {
@@ -116,17 +120,17 @@ import IsletTestSupport
     }
 
     @Test func theDropInOpensOnlyWhatTheBrokerNeeds() throws {
-        #expect(NetworkDropIn.text(for: nil, configPath: "c") == nil)
+        #expect(networkDropIn(mqtt: nil, web: nil) == nil)
         var s = MQTTSettings()
         s.url = BrokerURL(host: "192.168.1.10", port: 1883, tls: false)
-        let numeric = try #require(NetworkDropIn.text(for: s, configPath: "c"))
+        let numeric = try #require(networkDropIn(mqtt: s, web: nil))
         #expect(numeric.contains("\nIPAddressAllow=192.168.1.10\n"))
         #expect(numeric.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET\n"), "no IPv6 for an IPv4 broker")
         #expect(numeric.contains("\nPrivateNetwork=no\n"))
         s.url = BrokerURL(host: "broker.lan", port: 1883, tls: false)
-        let named = try #require(NetworkDropIn.text(for: s, configPath: "c"))
+        let named = try #require(networkDropIn(mqtt: s, web: nil))
         #expect(named.contains("IPAddressAllow=localhost link-local 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7"))
         s.allow = ["203.0.113.7"]
-        #expect(try #require(NetworkDropIn.text(for: s, configPath: "c")).contains("\nIPAddressAllow=203.0.113.7\n"))
+        #expect(try #require(networkDropIn(mqtt: s, web: nil)).contains("\nIPAddressAllow=203.0.113.7\n"))
     }
 }

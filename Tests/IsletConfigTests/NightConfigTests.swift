@@ -1,3 +1,7 @@
+import IsletSettings
+import IsletNetwork
+import IsletWeb
+import IsletDaemon
 import Testing
 import IsletCore
 import IsletConfig
@@ -6,7 +10,7 @@ import IsletConfig
 /// and what is accepted, and a reload that takes them without a restart.
 @Suite struct NightConfigTests {
     func load(_ display: String) throws(ConfigError) -> DaemonConfig {
-        try DaemonConfig().parsing("[display]\nbus = mock\n" + display, file: "isletd.conf").validated(origin: "isletd.conf")
+        try DaemonConfig(parts: PartRegistry.settings).parsing("[display]\nbus = mock\n" + display, file: "isletd.conf").validated(origin: "isletd.conf")
     }
 
     @Test func defaultsAreNoNightTheDimmestContrastAndDark() throws {
@@ -39,7 +43,7 @@ import IsletConfig
     }
 
     @Test func theKeysAreListed() {
-        for key in ["night", "night_contrast", "night_idle"] { #expect(DaemonConfig.keys["display"]?.contains(key) == true) }
+        for key in ["night", "night_contrast", "night_idle"] { #expect(DaemonConfig(parts: PartRegistry.settings).keys["display"]?.contains(key) == true) }
     }
 
     /// SIGHUP: the night keys change in place (the panel's own contrast waits for a restart).

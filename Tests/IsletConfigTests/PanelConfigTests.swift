@@ -1,3 +1,7 @@
+import IsletSettings
+import IsletNetwork
+import IsletWeb
+import IsletDaemon
 import IsletProtocol
 import IsletDisplay
 import Testing
@@ -8,7 +12,7 @@ import IsletConfig
 /// mux 1-64; SH1107 128 lines), with the file and line of the key at fault.
 @Suite struct PanelConfigTests {
     func load(_ display: String) throws(ConfigError) -> DaemonConfig {
-        try DaemonConfig().parsing("[display]\nbus = mock\n" + display, file: "isletd.conf").validated(origin: "isletd.conf")
+        try DaemonConfig(parts: PartRegistry.settings).parsing("[display]\nbus = mock\n" + display, file: "isletd.conf").validated(origin: "isletd.conf")
     }
 
     @Test func adjustmentsReachTheModel() throws {

@@ -1,3 +1,7 @@
+import IsletSettings
+import IsletNetwork
+import IsletWeb
+import IsletDaemon
 import Testing
 import Foundation
 import IsletConfig
@@ -9,8 +13,8 @@ import IsletMQTT
 struct WebConfigTests {
     @Test("no section, no page; an empty section is loopback port 8080")
     func defaults() throws {
-        #expect(try DaemonConfig().parsing("[display]\nbus = mock\n", file: "t.conf").web == nil)
-        let web = try #require(try DaemonConfig().parsing("[web]\n", file: "t.conf").validated(origin: "t.conf").web)
+        #expect(try DaemonConfig(parts: PartRegistry.settings).parsing("[display]\nbus = mock\n", file: "t.conf").parts[WebSettings.self] == nil)
+        let web = try #require(try DaemonConfig(parts: PartRegistry.settings).parsing("[web]\n", file: "t.conf").validated(origin: "t.conf").parts[WebSettings.self])
         #expect(web.listen == ListenAddress(host: "127.0.0.1", port: 8080))
         #expect(web.listen.isLoopback && !web.readOnly && web.passwordFile == nil && !web.tls)
     }
@@ -68,29 +72,29 @@ struct WebConfigTests {
 
     @Test("the drop-in opens the page's family and ranges, and the broker's, and nothing more")
     func dropIn() throws {
-        #expect(NetworkDropIn.text(mqtt: nil, web: nil, configPath: "c") == nil)
+        #expect(networkDropIn(mqtt: nil, web: nil) == nil)
         var web = WebSettings()
-        let local = try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c"))
+        let local = try #require(networkDropIn(mqtt: nil, web: web))
         // Without a password the page asks the kernel (NETLINK_SOCK_DIAG) who owns each client's socket.
         #expect(local.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET AF_NETLINK\n") && local.contains("\nIPAddressAllow=localhost\n"))
         web.passwordFile = "/etc/islet/web.password"
-        let guarded = try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c"))
+        let guarded = try #require(networkDropIn(mqtt: nil, web: web))
         #expect(guarded.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET\n"), "with a password: no netlink")
         web.passwordFile = nil
         web.readOnly = true
-        #expect(try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c")).contains("\nRestrictAddressFamilies=AF_UNIX AF_INET\n"),
+        #expect(try #require(networkDropIn(mqtt: nil, web: web)).contains("\nRestrictAddressFamilies=AF_UNIX AF_INET\n"),
                 "read only: no netlink")
         web.readOnly = false
         web.listen = try #require(ListenAddress.parse("0.0.0.0:8080"))
-        let lan = try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c"))
+        let lan = try #require(networkDropIn(mqtt: nil, web: web))
         #expect(lan.contains("\nIPAddressAllow=localhost link-local 10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7\n"))
         web.listen = try #require(ListenAddress.parse("[::]:8080"))
         web.allow = ["fd00::/8"]
-        let six = try #require(NetworkDropIn.text(mqtt: nil, web: web, configPath: "c"))
+        let six = try #require(networkDropIn(mqtt: nil, web: web))
         #expect(six.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET6\n") && six.contains("\nIPAddressAllow=fd00::/8\n"))
         var m = MQTTSettings()
         m.url = BrokerURL(host: "192.168.1.10", port: 1883, tls: false)
-        let both = try #require(NetworkDropIn.text(mqtt: m, web: web, configPath: "c"))
+        let both = try #require(networkDropIn(mqtt: m, web: web))
         #expect(both.contains("\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6\n"))
         #expect(both.contains("\nIPAddressAllow=192.168.1.10 fd00::/8\n"))
         #expect(both.contains("[mqtt] url = mqtt://192.168.1.10:1883, [web] listen = [::]:8080"))

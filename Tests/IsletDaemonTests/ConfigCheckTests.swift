@@ -33,7 +33,7 @@ struct ConfigCheckTests {
         // `make install` puts this file in /etc/islet/; README "On a Raspberry Pi" step 4 says
         // "or press the toggle button", which needs buttons = gpio (the built-in default is none).
         let text = try String(contentsOfFile: Repo.root + "/isletd.conf.example", encoding: .utf8)
-        let c = try DaemonConfig().parsing(text, file: "isletd.conf.example")
+        let c = try DaemonConfig(parts: PartRegistry.settings).parsing(text, file: "isletd.conf.example")
         #expect(c.buttons == .gpio)
         #expect(c.bus == .device("/dev/i2c-1") && c.address == 0x3C, "the panel of docs/HARDWARE.md §2")
     }

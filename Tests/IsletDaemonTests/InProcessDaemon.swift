@@ -1,3 +1,4 @@
+import IsletSettings
 import IsletParts
 import IsletTestSupport
 import IsletSystem
@@ -57,7 +58,7 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
         }
         let cl = try DaemonCommandLine.parse(["--bus", "mock", "--socket", dir + "/islet.sock",
                                               "--state-dir", dir + "/state", "--log-level", "error"] + extra)
-        let config = try cl.load()
+        let config = try cl.load(parts: PartRegistry.settings)
         let ownName = procFile("/proc/thread-self/comm") ?? ""
         let tag = String(format: "islet-%08x", UInt32.random(in: .min ... .max))
         nameThisThread(tag)

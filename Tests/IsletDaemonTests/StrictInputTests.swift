@@ -1,3 +1,6 @@
+import IsletSettings
+import IsletNetwork
+import IsletWeb
 import Foundation
 import IsletDaemon
 import Testing
@@ -9,7 +12,7 @@ import IsletConfig
 /// a BOM and CRLF, and names a bad quote, a bad byte and a cross-key problem by line.
 @Suite(.offPool) struct ConfigParserTests {
     func parse(_ text: String) throws(ConfigError) -> DaemonConfig {
-        try DaemonConfig().parsing(text, file: "isletd.conf").validated(origin: "isletd.conf")
+        try DaemonConfig(parts: PartRegistry.settings).parsing(text, file: "isletd.conf").validated(origin: "isletd.conf")
     }
 
     func failure(_ text: String) -> ConfigError? {

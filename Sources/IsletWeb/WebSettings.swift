@@ -1,5 +1,5 @@
+import IsletSettings
 import IsletSystem
-import IsletErrno
 
 /// Where the web page listens: an address literal and a port (docs/WEB.md, "Configuration").
 public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
@@ -79,7 +79,7 @@ extension StringProtocol {
 }
 
 /// `[web]` as written in the config (docs/WEB.md): off unless the section is there.
-public struct WebSettings: Sendable, Hashable {
+public struct WebSettings: PartSettings, Hashable {
     public var listen = ListenAddress(host: "127.0.0.1", port: 8080)
     public var passwordFile: String?
     /// The page shows; nothing changes.
@@ -95,29 +95,21 @@ public struct WebSettings: Sendable, Hashable {
 
     public init() {}
 
+    public static let section = "web"
     public static let keys = ["listen", "password_file", "read_only", "hostnames", "allow", "cert_file", "key_file"]
     /// At most this many `hostnames` (each is compared with every request's Host).
     public static let maximumHostnames = 16
 
-    mutating func set(key: String, value: String, origin: String) throws(ConfigError) {
-        func bad(_ accepted: String) -> ConfigError {
-            ConfigError(origin, "web.\(key) = \"\(value.prefix(200))\" is not valid; accepted: \(accepted)")
-        }
-        func path() throws(ConfigError) -> String {
-            guard value.hasPrefix("/"), !value.contains("\0") else { throw bad("an absolute file path") }
-            return value
-        }
+    public mutating func set(_ v: ConfigValue) throws(ConfigError) {
+        let (key, value, origin) = (v.key, v.text, v.origin)
+        func bad(_ accepted: String) -> ConfigError { v.bad(accepted) }
+        func path() throws(ConfigError) -> String { try v.absolutePath() }
         switch key {
         case "listen":
             guard let a = ListenAddress.parse(value) else { throw bad(ListenAddress.accepted) }
             listen = a
         case "password_file": passwordFile = try path()
-        case "read_only":
-            switch value {
-            case "on", "yes", "true": readOnly = true
-            case "off", "no", "false": readOnly = false
-            default: throw bad("on or off")
-            }
+        case "read_only": readOnly = try v.onOff()
         case "hostnames":
             let list = value.split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() }
             guard !list.isEmpty, list.count <= Self.maximumHostnames, list.allSatisfy(Self.isHostName) else {
@@ -126,14 +118,14 @@ public struct WebSettings: Sendable, Hashable {
             hostnames = list
         case "allow":
             let list = value.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-            guard !list.isEmpty, list.allSatisfy(NetworkDropIn.isValidAllowEntry) else {
+            guard !list.isEmpty, list.allSatisfy(NetworkNeed.isValidAllowEntry) else {
                 throw bad("addresses or ranges for the systemd unit, e.g. 192.168.0.0/16, fd00::/8, localhost, or any")
             }
             allow = list
         case "cert_file": certFile = try path()
         case "key_file": keyFile = try path()
         default:
-            throw ConfigError(origin, "unknown key \"\(key)\" in [web]; accepted: \(Self.keys.joined(separator: ", "))")
+            throw ConfigValue.unknownKey(key, section: Self.section, known: Self.keys, origin: origin)
         }
     }
 
@@ -147,7 +139,7 @@ public struct WebSettings: Sendable, Hashable {
     }
 
     /// What needs the keys together and the files on disk.
-    func validate(origin: (String) -> String) throws(ConfigError) {
+    public func validate(_ all: PartSections, origin: (String) -> String) throws(ConfigError) {
         if !listen.isLoopback, passwordFile == nil, !readOnly {
             throw ConfigError(origin("web.listen"),
                               "web.listen = \(listen) reaches beyond this machine, and without a password anyone on the network could drive the timer: set web.password_file (a file holding the password, mode 0640 group islet), or read_only = on, or listen on 127.0.0.1")
@@ -155,17 +147,28 @@ public struct WebSettings: Sendable, Hashable {
         if (certFile == nil) != (keyFile == nil) {
             throw ConfigError(origin(certFile == nil ? "web.key_file" : "web.cert_file"), "web.cert_file and web.key_file go together: set both or neither")
         }
-        if let p = passwordFile { _ = try MQTTSettings.secret(p, origin: origin("web.password_file"), what: "password_file", section: "web") }
-        if let k = keyFile { _ = try MQTTSettings.checkPrivate(k, origin: origin("web.key_file"), what: "key_file", section: "web") }
-        if let c = certFile, !FileSystem.isReadable(c) {
-            throw ConfigError(origin("web.cert_file"), "web.cert_file = \(c): cannot read it (\(Errno.describeAccess(c)))")
-        }
+        if let p = passwordFile { _ = try SecretFile.password(p, origin: origin("web.password_file"), key: "web.password_file") }
+        if let k = keyFile { _ = try SecretFile.checkPrivate(k, origin: origin("web.key_file"), key: "web.key_file") }
+        if let c = certFile { try SecretFile.checkReadable(c, origin: origin("web.cert_file"), key: "web.cert_file") }
         if let c = certFile, let k = keyFile { try TLSPair.check(cert: c, key: k, origin: origin) }
     }
 
     /// A page that can act without a password (on loopback: the config allows no other) admits
     /// only the users the control socket admits (docs/WEB.md "Security").
     public var checksPeers: Bool { passwordFile == nil && !readOnly && listen.isLoopback }
+
+    /// The listen address's family; loopback alone, the `allow` list, or a home's ranges. A
+    /// page without a password admits only the socket's group: it asks the kernel (a
+    /// NETLINK_SOCK_DIAG socket) who owns each client's socket.
+    public var network: NetworkNeed? {
+        let family = listen.isIPv6 ? "AF_INET6" : "AF_INET"
+        // `[::]` takes IPv4 clients too (as mapped addresses): the socket is AF_INET6 alone.
+        let allowed = allow ?? (listen.isLoopback ? ["localhost"] : NetworkNeed.homeRanges)
+        return NetworkNeed(families: [family] + (checksPeers ? ["AF_NETLINK"] : []), allowed: allowed, reason: "[web] listen = \(listen)",
+                           reach: "the page's clients on \(listen)")
+    }
+
+    public var checkSummary: String? { "web page on \(listen)" + (readOnly ? " (read only)" : "") }
 
     /// Whether the page is served over HTTPS.
     public var tls: Bool { certFile != nil }

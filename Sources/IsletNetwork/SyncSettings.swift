@@ -1,8 +1,9 @@
 import IsletMQTT
+import IsletSettings
 
 /// `[sync]` as written in the config (docs/SYNC.md, "Configuration"): the group this display
 /// belongs to. It needs `[mqtt]`: the group meets on the broker.
-public struct SyncSettings: Sendable, Hashable {
+public struct SyncSettings: PartSettings, Hashable {
     public var group: String?
     /// The display's name in the group (nil: its MQTT client id). Unique within the group.
     public var deviceName: String?
@@ -11,9 +12,13 @@ public struct SyncSettings: Sendable, Hashable {
 
     public init() {}
 
+    public static let section = "sync"
+    /// The group is joined once: a changed group waits for a restart.
+    public static let reloads = false
     public static let keys = ["group", "device_name", "skew_bound"]
 
-    mutating func set(key: String, value: String, origin: String) throws(ConfigError) {
+    public mutating func set(_ v: ConfigValue) throws(ConfigError) {
+        let (key, value, origin) = (v.key, v.text, v.origin)
         func name() throws(ConfigError) -> String {
             if let why = GroupTopics.problem(withName: value) {
                 throw ConfigError(origin, "sync.\(key) = \"\(value)\" is not valid: \(why)")
@@ -29,14 +34,14 @@ public struct SyncSettings: Sendable, Hashable {
             }
             skewBoundSeconds = v
         default:
-            throw ConfigError(origin, "unknown key \"\(key)\" in [sync]; accepted: \(Self.keys.joined(separator: ", "))")
+            throw ConfigValue.unknownKey(key, section: Self.section, known: Self.keys, origin: origin)
         }
     }
 
     /// What needs the other sections: a group name, and the broker it meets on.
-    func validate(mqtt: MQTTSettings?, origin: (String) -> String) throws(ConfigError) {
+    public func validate(_ all: PartSections, origin: (String) -> String) throws(ConfigError) {
         guard group != nil else { throw ConfigError(origin("sync"), "[sync] needs group = <name> (the same on every display of the group), or remove the section") }
-        guard mqtt != nil else {
+        guard all[MQTTSettings.self] != nil else {
             throw ConfigError(origin("sync.group"), "[sync] group meets on an MQTT broker: add [mqtt] url = mqtt://host (the same broker on every display of the group)")
         }
     }

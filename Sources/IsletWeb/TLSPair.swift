@@ -1,4 +1,5 @@
 import CGnuTLS
+import IsletSettings
 import IsletSystem
 
 /// `[web]`'s certificate and key, checked as libmicrohttpd will use them (GnuTLS, the same

@@ -1,11 +1,11 @@
+import IsletSettings
 import IsletSystem
 import IsletMQTT
 import IsletCore
-import IsletErrno
 
 /// `[mqtt]` as written in the config (docs/MQTT.md, "Configuration"). Secrets are read from
 /// files when the daemon starts (`resolved`), never kept in the config's text.
-public struct MQTTSettings: Sendable, Hashable {
+public struct MQTTSettings: PartSettings, Hashable {
     public var url: BrokerURL?
     public var username: String?
     public var passwordFile: String?
@@ -26,26 +26,18 @@ public struct MQTTSettings: Sendable, Hashable {
 
     public init() {}
 
+    public static let section = "mqtt"
+    /// The link is made once: a changed broker waits for a restart.
+    public static let reloads = false
     public static let keys = ["url", "username", "password_file", "ca_file", "cert_file", "key_file", "client_id",
                               "topic_prefix", "keepalive", "discovery", "discovery_prefix", "timers", "commands", "allow"]
 
     /// Sets one key; errors are the config's (file:line and what is accepted).
-    mutating func set(key: String, value: String, origin: String) throws(ConfigError) {
-        func bad(_ accepted: String) -> ConfigError {
-            // The password never appears here: it lives in a file, and a file's path is not secret.
-            ConfigError(origin, "mqtt.\(key) = \"\(value)\" is not valid; accepted: \(accepted)")
-        }
-        func path() throws(ConfigError) -> String {
-            guard value.hasPrefix("/"), !value.contains("\0") else { throw bad("an absolute file path") }
-            return value
-        }
-        func onOff() throws(ConfigError) -> Bool {
-            switch value {
-            case "on", "yes", "true": return true
-            case "off", "no", "false": return false
-            default: throw bad("on or off")
-            }
-        }
+    public mutating func set(_ v: ConfigValue) throws(ConfigError) {
+        let (key, value, origin) = (v.key, v.text, v.origin)
+        func bad(_ accepted: String) -> ConfigError { v.bad(accepted) }
+        func path() throws(ConfigError) -> String { try v.absolutePath() }
+        func onOff() throws(ConfigError) -> Bool { try v.onOff() }
         switch key {
         case "url":
             switch BrokerURL.parse(value) {
@@ -82,22 +74,22 @@ public struct MQTTSettings: Sendable, Hashable {
         case "commands": commands = try onOff()
         case "allow":
             let list = value.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-            guard !list.isEmpty, list.allSatisfy(NetworkDropIn.isValidAllowEntry) else {
+            guard !list.isEmpty, list.allSatisfy(NetworkNeed.isValidAllowEntry) else {
                 throw bad("addresses or ranges for the systemd unit, e.g. 192.168.1.10 or 192.168.0.0/16, fd00::/8, localhost, or any")
             }
             allow = list
         default:
-            throw ConfigError(origin, "unknown key \"\(key)\" in [mqtt]; accepted: \(Self.keys.joined(separator: ", "))")
+            throw ConfigValue.unknownKey(key, section: Self.section, known: Self.keys, origin: origin)
         }
     }
 
-    static func isValidClientID(_ s: String) -> Bool {
+    public static func isValidClientID(_ s: String) -> Bool {
         (1...64).contains(s.count) && s.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" || $0 == "-" }
     }
 
     /// What needs the keys together and the files on disk; `origin(key)` names where a key
     /// was set.
-    func validate(origin: (String) -> String) throws(ConfigError) {
+    public func validate(_ all: PartSections, origin: (String) -> String) throws(ConfigError) {
         guard let url else { throw ConfigError(origin("mqtt"), "[mqtt] needs url = mqtt://host[:port] (or remove the section)") }
         if (certFile == nil) != (keyFile == nil) {
             throw ConfigError(origin(certFile == nil ? "mqtt.key_file" : "mqtt.cert_file"), "mqtt.cert_file and mqtt.key_file go together: set both or neither")
@@ -108,53 +100,23 @@ public struct MQTTSettings: Sendable, Hashable {
         if passwordFile != nil, username == nil {
             throw ConfigError(origin("mqtt.password_file"), "mqtt.password_file needs mqtt.username")
         }
-        if let p = passwordFile { _ = try Self.secret(p, origin: origin("mqtt.password_file"), what: "password_file") }
-        if let k = keyFile { _ = try Self.checkPrivate(k, origin: origin("mqtt.key_file"), what: "key_file") }
+        if let p = passwordFile { _ = try SecretFile.password(p, origin: origin("mqtt.password_file"), key: "mqtt.password_file") }
+        if let k = keyFile { _ = try SecretFile.checkPrivate(k, origin: origin("mqtt.key_file"), key: "mqtt.key_file") }
         for (key, path) in [("ca_file", caFile), ("cert_file", certFile)] {
-            if let path, !FileSystem.isReadable(path) {
-                throw ConfigError(origin("mqtt.\(key)"), "mqtt.\(key) = \(path): cannot read it (\(Errno.describeAccess(path)))")
-            }
+            if let path { try SecretFile.checkReadable(path, origin: origin("mqtt.\(key)"), key: "mqtt.\(key)") }
         }
     }
 
-    /// A file that holds a secret must be readable by the service only, and writable by its
-    /// owner only: a file the group or others may write lets them set the password (or key).
-    static func checkPrivate(_ path: String, origin: String, what: String, section: String = "mqtt") throws(ConfigError) -> FileStatus {
-        let st: FileStatus
-        do { st = try FileSystem.status(path) }
-        catch { throw ConfigError(origin, "\(section).\(what) = \(path): \(error.errno)") }
-        if let why = privacyProblem(st.permissions) {
-            let mode = String(st.permissions & 0o7777, radix: 8)
-            throw ConfigError(origin, "\(section).\(what) = \(path) is \(why) (mode 0\(mode)); make it private: chmod 0640 \(path) (group islet) or 0600")
+    /// The broker's address, or for a broker named by host name the ranges where a home's
+    /// broker and DNS server live (or `allow`).
+    public var network: NetworkNeed? {
+        guard let url else { return nil }
+        let (reason, reach) = ("[mqtt] url = \(url)", "the broker \(url)")
+        if let list = allow { return NetworkNeed(families: ["AF_INET", "AF_INET6"], allowed: list, reason: reason, reach: reach) }
+        if url.isNumeric {
+            return NetworkNeed(families: [url.host.contains(":") ? "AF_INET6" : "AF_INET"], allowed: [url.host], reason: reason, reach: reach)
         }
-        return st
-    }
-
-    /// Why a secret file's mode is refused, in words; nil when it is private enough (0600, 0640, 0400, 0440).
-    static func privacyProblem(_ permissions: UInt32) -> String? {
-        let p = permissions & 0o777
-        switch (p & 0o004 != 0, p & 0o002 != 0, p & 0o020 != 0) {
-        case (true, true, _): return "readable and writable by every user"
-        case (true, false, _): return "readable by every user"
-        case (false, true, _): return "writable by every user (anyone could set it)"
-        case (false, false, true): return "writable by its group (any member could set it)"
-        case (false, false, false): return nil
-        }
-    }
-
-    /// The first line of a secret file, checked as above.
-    public static func secret(_ path: String, origin: String, what: String, section: String = "mqtt") throws(ConfigError) -> String {
-        _ = try checkPrivate(path, origin: origin, what: what, section: section)
-        switch FileSystem.readFile(path, limit: 4096) {
-        case .failure(let e): throw ConfigError(origin, "\(section).\(what) = \(path): \(e.errno)")
-        case .success(let bytes):
-            let first = bytes.split(separator: 10, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-            let line = first.last == 13 ? first.dropLast() : first[...]
-            guard !line.isEmpty, let text = String(validating: Array(line), as: UTF8.self) else {
-                throw ConfigError(origin, "\(section).\(what) = \(path): the first line must hold the password (UTF-8, not empty)")
-            }
-            return text
-        }
+        return NetworkNeed(families: ["AF_INET", "AF_INET6"], allowed: NetworkNeed.homeRanges, reason: reason, reach: reach)
     }
 }
 
@@ -203,13 +165,5 @@ public struct MQTTPlan: Sendable {
         guard case .success(let b) = FileSystem.readFile(path, limit: 256) else { return nil }
         let id = b.filter { $0 != 10 && $0 != 13 && $0 != 32 }
         return id.isEmpty ? nil : id
-    }
-}
-
-extension Errno {
-    /// Why `path` cannot be read, for a config error.
-    static func describeAccess(_ path: String) -> String {
-        do { _ = try FileSystem.status(path); return "permission denied" }
-        catch { return error.errno.description }
     }
 }

@@ -1,0 +1,57 @@
+/// A config problem: where it is and what would be accepted.
+public struct ConfigError: Error, CustomStringConvertible, Sendable {
+    public var origin: String        // "file:line" or "--flag"
+    public var message: String
+    public init(_ origin: String, _ message: String) { self.origin = origin; self.message = message }
+    public var description: String { "\(origin): \(message)" }
+    /// sysexits.h EX_CONFIG.
+    public static let exitStatus: Int32 = 78
+}
+
+/// How a key's value is read, with the config's own message on a bad one: every part's
+/// settings speak the same words ("web.read_only = \"x\" is not valid; accepted: on or off").
+public struct ConfigValue: Sendable {
+    public let section: String
+    public let key: String
+    public let text: String
+    public let origin: String
+
+    public init(section: String, key: String, text: String, origin: String) {
+        self.section = section
+        self.key = key
+        self.text = text
+        self.origin = origin
+    }
+
+    public func bad(_ accepted: String) -> ConfigError {
+        ConfigError(origin, "\(section).\(key) = \"\(text.prefix(200))\" is not valid; accepted: \(accepted)")
+    }
+
+    public func onOff() throws(ConfigError) -> Bool {
+        switch text {
+        case "on", "yes", "true": return true
+        case "off", "no", "false": return false
+        default: throw bad("on or off")
+        }
+    }
+
+    public func absolutePath() throws(ConfigError) -> String {
+        guard text.hasPrefix("/"), !text.contains("\0") else { throw bad("an absolute file path") }
+        return text
+    }
+
+    public func int(_ range: ClosedRange<Int>) throws(ConfigError) -> Int {
+        guard let v = Int(text), range.contains(v) else { throw bad("a whole number from \(range.lowerBound) to \(range.upperBound)") }
+        return v
+    }
+
+    public func choice<E: RawRepresentable & CaseIterable>(_ t: E.Type) throws(ConfigError) -> E where E.RawValue == String {
+        guard let v = E(rawValue: text) else { throw bad(E.allCases.map(\.rawValue).joined(separator: ", ")) }
+        return v
+    }
+
+    /// The "unknown key" error of a section whose keys are `known`.
+    public static func unknownKey(_ key: String, section: String, known: [String], origin: String) -> ConfigError {
+        ConfigError(origin, "unknown key \"\(key)\" in [\(section)]; accepted: \(known.joined(separator: ", "))")
+    }
+}
