@@ -83,7 +83,7 @@ let package = Package(
         // timeline (`HostClock`) that the store stamps its saves with.
         .target(name: "IsletClock", dependencies: ["IsletCore", "IsletSystem"], swiftSettings: strict),
         // The state file: atomic saves, the loader that never trusts it, the writer thread.
-        .target(name: "IsletStore", dependencies: ["IsletCore", "IsletSync", "IsletSystem", "IsletErrno", "IsletClock"],
+        .target(name: "IsletStore", dependencies: ["IsletCore", "IsletSystem", "IsletErrno", "IsletClock"],
                 swiftSettings: strict),
         // What every part needs to read its section: the INI reader, file:line errors, the one
         // check of a secret file, a part's settings (`PartSettings`), what it opens of the network.
@@ -97,12 +97,12 @@ let package = Package(
         // What a part of the daemon is (`DaemonPart`), its way in, the turn it sees, the loop,
         // the log and the clocks it is given.
         .target(name: "IsletParts",
-                dependencies: ["IsletCore", "IsletSync", "IsletInput", "IsletProtocol", "IsletSystem", "IsletErrno",
-                               "IsletClock", "IsletConfig", "IsletSettings"],
+                dependencies: ["IsletCore", "IsletProtocol", "IsletSystem", "IsletErrno", "IsletClock", "IsletConfig",
+                               "IsletSettings", "IsletStore"],
                 swiftSettings: strict),
         // The network's parts: the MQTT bridge and the sync group, on one link.
         .target(name: "IsletNetwork",
-                dependencies: ["IsletParts", "IsletSettings", "IsletCore", "IsletSync", "IsletMQTT", "IsletProtocol", "IsletSystem",
+                dependencies: ["IsletParts", "IsletSettings", "IsletStore", "IsletCore", "IsletSync", "IsletMQTT", "IsletProtocol", "IsletSystem",
                                "IsletClock", "IsletConfig"],
                 swiftSettings: strict),
         // The web page: libmicrohttpd on the loop, the page's assets, its guard and its API.
@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(name: "IsletConfigTests",
                     dependencies: ["IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletDaemon", "IsletCore", "IsletInput", "IsletLinux", "IsletMQTT", "IsletProtocol", "IsletDisplay", "IsletTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
+        .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletNetwork", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletTestSupport"], swiftSettings: strict),

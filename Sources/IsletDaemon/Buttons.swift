@@ -13,6 +13,8 @@ final class Buttons: DaemonPart {
     private let env: PartEnvironment
     /// The button settings in force (the map and gestures reload; the lines wait for a restart).
     private var settings: ButtonConfig
+    /// What a toggle with no activity starts.
+    private var session: SessionDefaults
     private let mode: ButtonsMode
     private var source: (any ButtonSource)?
     private(set) var mock: MockButtons?
@@ -24,6 +26,7 @@ final class Buttons: DaemonPart {
     init(_ env: PartEnvironment, config: DaemonConfig) throws(DaemonStartError) {
         self.env = env
         settings = config.buttonConfig
+        session = config.session
         mode = config.buttons
         interpreter = ButtonInterpreter(config: config.buttonConfig)
         switch config.buttons {
@@ -61,10 +64,18 @@ final class Buttons: DaemonPart {
     /// A reload's new button settings take effect for the next gesture.
     func reload(_ config: DaemonConfig) {
         settings = config.buttonConfig
+        session = config.session
         interpreter = ButtonInterpreter(config: settings)
     }
 
-    private func act(_ command: ButtonCommand) { inbox?.post(.gesture(command)) }
+    /// A gesture's intent. Its timer is the map's, else the book resolves it (the most recently
+    /// started); a toggle with no activity starts the default session (the table).
+    private func act(_ command: ButtonCommand) {
+        var attrs = session.attributes
+        if let t = command.timerID { attrs.timerID = t }
+        inbox?.post(.intent(command.action.intent(defaultSession: attrs), timer: command.timerID,
+                            source: "button \(command.event.button) \(command.event.gesture)"))
+    }
 
     private func read(_ fd: Descriptor) {
         guard let source else { return }

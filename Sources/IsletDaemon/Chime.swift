@@ -34,7 +34,7 @@ final class Chime: DaemonPart {
     func reload(_ config: DaemonConfig) { settings = config.buttonConfig.chime }
 
     /// Pulses so far, when there is an output.
-    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.chimePulses = output == nil ? nil : pulses }
+    func report(into status: inout DaemonStatus, _ turn: TurnView) { if output != nil { status.set("chime_pulses", pulses) } }
 
     /// A transition, as it happens.
     func take(_ effect: DaemonEffect, _ turn: TurnView) {

@@ -40,7 +40,7 @@ final class Clients: DaemonPart {
         try loop.register(Descriptor(server.listenFD)) { [unowned self] _ in acceptAll() }
     }
 
-    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.clients = server.clients.count }
+    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.set("clients", server.clients.count) }
 
     /// A request left in a buffer from an earlier turn: the loop must not sleep.
     var hasBacklog: Bool { server.clients.values.contains { $0.hasBufferedLine } }

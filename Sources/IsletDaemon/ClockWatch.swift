@@ -28,7 +28,10 @@ final class ClockWatch: DaemonPart {
 
     var isBehind: Bool { behindUntil != nil }
 
-    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.clockBehind = isBehind }
+    /// While the clock is behind the save, time stands at the save.
+    var timeStands: Bool { isBehind }
+
+    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.set("clock_behind", isBehind) }
 
     /// A timer started afresh is no longer this watch's to clear.
     func take(_ effect: DaemonEffect, _ turn: TurnView) {
@@ -37,7 +40,10 @@ final class ClockWatch: DaemonPart {
 
     /// Once the clock has caught up, the timers it marked are fresh again.
     func afterEvents(_ turn: TurnView) {
-        if let fresh = caughtUp() { inbox?.post(.clockCaughtUp(fresh)) }
+        if let fresh = caughtUp() {
+            for t in fresh { inbox?.post(.intent(.markFresh, timer: t, source: nil)) }
+            inbox?.post(.displayChanged)
+        }
     }
 
     /// At start: the clock (`now`) is behind the save. Returns the timers to mark stale.

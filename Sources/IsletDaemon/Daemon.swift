@@ -55,7 +55,7 @@ public final class Daemon {
         self.config = config
         let paths = try DaemonPaths.prepare(config)
         let lock = try FileLock.stateDirectory(paths.stateDir)
-        let store = FileStore(directory: paths.stateDir, system: storeSystem, timeline: env.clock)
+        let store = FileStore(directory: paths.stateDir, system: storeSystem, timeline: env.clock, slices: PartRegistry.slices)
 
         // Signals arrive through a descriptor in the table; they are blocked before any thread
         // (the writer's) starts, so that thread inherits the mask.
@@ -77,7 +77,7 @@ public final class Daemon {
         clockWatch = ClockWatch(env, loop: loop)
         night = NightMode(env, config: config, panel: panel)
         systemd = Systemd()
-        let network = try NetworkParts.make(config, env, restoring: loaded.sync)
+        let network = try NetworkParts.make(config, env, restoring: loaded.slices[SavedLedger.key] as? SavedLedger)
         let web = try WebPage.make(config, env)
         // The socket last: a start-up failure above leaves no socket file behind.
         let clients = try Clients(env, config: config, socket: paths.socket)

@@ -119,7 +119,7 @@ extension Daemon {
         let now = turn.finishedAt ?? env.clock.now()
         // While the clock is behind the last save, time stands at the save for the activities:
         // nothing of theirs falls due; the wake-up that matters is the timeline passing the save.
-        let activities = clockWatch.isBehind ? nil
+        let activities = parts.contains(where: \.timeStands) ? nil
             : panel.nextFrameChange(book.activities, now: now).map { env.clock.monotonicInstant(of: $0) }
         return ([book.nextDeadline, panel.nextDeadline(book.activities, now: now), activities] + parts.map(\.nextDeadline))
             .compactMap { $0 }.min()

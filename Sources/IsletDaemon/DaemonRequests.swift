@@ -2,7 +2,6 @@ import IsletParts
 import IsletSystem
 import IsletProtocol
 import IsletCore
-import IsletSync
 
 /// The inputs' side: the one place the activities change (`perform`, `adopt`), what each
 /// request does, and the answers. A change's effects are values handed on in one place
@@ -25,20 +24,20 @@ extension Daemon: Inbox {
         return .success(applied)
     }
 
-    /// Another display's record is the timer's state now: the same path as every other change.
-    private func adopt(_ record: SyncRecord) {
+    /// A state made elsewhere is the timer's state now: the same path as every other change.
+    private func take(_ change: OutsideChange) {
         let now = self.now
         // Time's own transitions since the change, computed here from the same wall instants;
-        // they do not chime: the moments passed on the display that made the change.
-        let activity = TimerMachine.advance(record.activity, to: now).activity
-        do { try book.adopt(record.timerID, activity: activity) }
+        // they do not chime: the moments passed where the change was made.
+        let activity = TimerMachine.advance(change.activity, to: now).activity
+        do { try book.adopt(change.timer, activity: activity) }
         catch {
-            env.log.limited(.warning, topic: "sync-adopt", nowMs: env.mono.milliseconds,
-                            "sync: \(record.revision.device)'s state of timer \"\(record.timerID)\" is not shown: \(error.message)")
+            env.log.limited(.warning, topic: "outside-change", nowMs: env.mono.milliseconds,
+                            "\(change.origin)'s state of timer \"\(change.timer)\" is not shown: \(error.message)")
             return
         }
-        env.log.debug("sync: timer \(record.timerID) now \(activity?.phase.rawValue ?? "gone"), from \(record.revision.device)")
-        dispatch(DaemonEffect.of(adopted: record, now: now))
+        env.log.debug("timer \(change.timer) now \(activity?.phase.rawValue ?? "gone"), from \(change.origin)")
+        dispatch(DaemonEffect.of(outside: change, now: now))
     }
 
     /// Hands each effect on, in order, as it happens: the panel's presentation and the parts
@@ -119,23 +118,12 @@ extension Daemon: Inbox {
 
     package func post(_ event: PartEvent) {
         switch event {
-        case .gesture(let command):
-            // Its timer is the map's, else the book resolves it (the most recently started); a
-            // toggle with no activity starts the default session (the table).
-            var attrs = config.session.attributes
-            if let t = command.timerID { attrs.timerID = t }
-            if case .failure(let e) = perform(command.action.intent(defaultSession: attrs), timer: command.timerID) {
-                env.log.info("button \(command.event.button) \(command.event.gesture): \(e.message)")
-            }
-        case .adopt(let record):
-            adopt(record)
-        case .groupClock(let timer, let stale):
-            // Fresh again only what the clock watch does not hold stale for its own reason.
-            if !stale, clockWatch.isBehind { return }
-            perform(stale ? .markStale : .markFresh, timer: timer)
-        case .clockCaughtUp(let timers):
-            for t in timers { perform(.markFresh, timer: t) }
-            announce()
+        case .intent(let intent, let timer, let source):
+            // Fresh again only what no part holds stale for its own reason.
+            if intent == .markFresh, parts.contains(where: \.timeStands) { return }
+            if case .failure(let e) = perform(intent, timer: timer), let source { env.log.info("\(source): \(e.message)") }
+        case .outside(let change):
+            take(change)
         case .displayChanged:
             announce()
         case .abandoned(let tickets):
@@ -203,8 +191,7 @@ extension Daemon: Inbox {
                              panelPresent: panel.ready, panelOn: panel.displayIsOn, bus: config.bus.description,
                              size: "\(config.width)x\(config.height)",
                              presentation: panel.shown(book.activities, now: now).presentation,
-                             clients: 0, storeError: book.storeError, clockBehind: false,
-                             chimePulses: nil, panel: panel.visibleImage, mqtt: nil, sync: nil)
+                             storeError: book.storeError, panel: panel.visibleImage)
         let view = self.view
         for p in parts { p.report(into: &s, view) }
         return s

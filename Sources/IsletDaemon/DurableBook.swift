@@ -1,6 +1,5 @@
 import IsletParts
 import IsletCore
-import IsletSync
 import IsletSystem
 import IsletStore
 
@@ -38,7 +37,7 @@ final class DurableBook: SavedBeside {
         self.log = log
         self.mono = mono
         book = ActivityBook(restoring: activities)
-        writer = try StoreWriter(save: { try store.saveNow($0.activities, sync: $0.sync) })
+        writer = try StoreWriter(save: { try store.saveNow($0.activities, slices: $0.slices) })
     }
 
     var activities: [Activity] { book.activities }
@@ -83,12 +82,14 @@ final class DurableBook: SavedBeside {
         return true
     }
 
-    /// The sync group's ledger, saved with the activities (nil: no `[sync]`). Its owner sets it
-    /// and calls `markDirty` when it changed.
-    var syncLedger: SyncLedger?
+    /// Each part's slice of the state file, saved with the activities (`SavedSlice`).
+    private var slices: [String: any SavedSlice] = [:]
 
-    /// Something saved with the book changed (the sync ledger): the next submit writes it.
-    func markDirty() { dirty = true }
+    /// A part's slice changed: the next submit writes it.
+    func keep(_ slice: any SavedSlice) {
+        slices[type(of: slice).key] = slice
+        dirty = true
+    }
 
     /// Takes another display's state of a timer (docs/SYNC.md); throws when the book refuses it.
     func adopt(_ timerID: String, activity: Activity?) throws(Rejection) {
@@ -102,7 +103,7 @@ final class DurableBook: SavedBeside {
         guard dirty else { return }
         dirty = false
         submittedGeneration += 1
-        writer.submit(.init(activities: book.activities, sync: syncLedger), generation: submittedGeneration)
+        writer.submit(.init(activities: book.activities, slices: slices), generation: submittedGeneration)
     }
 
     /// Takes the writer's finished writes: starts stand or roll back, the store's health is
@@ -184,5 +185,5 @@ final class DurableBook: SavedBeside {
     }
 
     /// The last save stamps this stop (the restart rule measures from it).
-    func saveFinalStamp() { try? store.saveNow(book.activities, sync: syncLedger) }
+    func saveFinalStamp() { try? store.saveNow(book.activities, slices: slices) }
 }

@@ -157,7 +157,7 @@ final class NightMode: DaemonPart {
                            idle: settings.idle.rawValue, zone: host.name)
     }
 
-    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.night = self.status }
+    func report(into status: inout DaemonStatus, _ turn: TurnView) { status.set("night", self.status) }
 
     /// Home Assistant's contrast and night entities read it.
     func lend(to values: inout TurnValues) { values[NightStatus.self] = status }

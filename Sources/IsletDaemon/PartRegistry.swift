@@ -1,4 +1,5 @@
 import IsletSettings
+import IsletStore
 import IsletNetwork
 import IsletWeb
 
@@ -6,4 +7,6 @@ import IsletWeb
 package enum PartRegistry {
     /// The parts' settings types: the config's sections beyond the core's.
     package static let settings: [any PartSettings.Type] = [MQTTSettings.self, SyncSettings.self, WebSettings.self]
+    /// The parts' slices of the state file.
+    package static let slices: [any SavedSlice.Type] = [SavedLedger.self]
 }

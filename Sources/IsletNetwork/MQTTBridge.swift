@@ -314,9 +314,9 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         case .connected: ("connected", nil)
         case .refused(let why): ("refused", why)
         }
-        status.mqtt = MQTTStatus(state: state, since: r.since, broker: plan.url.description, clientID: plan.clientID,
+        status.set("mqtt", MQTTStatus(state: state, since: r.since, broker: plan.url.description, clientID: plan.clientID,
                           topicPrefix: plan.topics.prefix, reason: reason, lastError: r.lastError, attempts: r.attempts,
-                          commandsDropped: guards.commandsDropped, messagesDropped: r.messagesDropped)
+                          commandsDropped: guards.commandsDropped, messagesDropped: r.messagesDropped))
     }
 
     /// The last state goes out, then a clean stop says `offline` itself.

@@ -10,7 +10,7 @@ import IsletSync
 /// The network's parts, from `[mqtt]` and `[sync]` (and `[web]`'s address for Home Assistant):
 /// the bridge, and the sync group riding the same link beside it (none without `[mqtt]`).
 package enum NetworkParts {
-    package static func make(_ config: DaemonConfig, _ env: PartEnvironment, restoring saved: SyncLedger?) throws(DaemonStartError) -> [any DaemonPart] {
+    package static func make(_ config: DaemonConfig, _ env: PartEnvironment, restoring saved: SavedLedger?) throws(DaemonStartError) -> [any DaemonPart] {
         guard let settings = config.parts[MQTTSettings.self] else { return [] }
         let plan = try plan(settings, origin: config.origins)
         let link = try MQTTLink(env, plan: plan)
@@ -19,7 +19,7 @@ package enum NetworkParts {
                                                    version: IsletVersion.string)
         var parts: [any DaemonPart] = [MQTTBridge(env, config: config, plan: plan, link: link, device: device)]
         if let sync = config.parts[SyncSettings.self] {
-            parts.append(SyncGroup(env, settings: sync, device: sync.deviceName ?? plan.clientID, link: link, restoring: saved))
+            parts.append(SyncGroup(env, settings: sync, device: sync.deviceName ?? plan.clientID, link: link, restoring: saved?.ledger))
         }
         return parts
     }

@@ -105,8 +105,7 @@ package final class SyncGroup: DaemonPart, MQTTLinkListener {
     package func save(into state: any SavedBeside) {
         guard outgoing.ledgerChanged else { return }
         outgoing.ledgerChanged = false
-        state.syncLedger = ledger
-        state.markDirty()
+        state.keep(SavedLedger(ledger: ledger))
     }
 
     package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
@@ -192,7 +191,8 @@ package final class SyncGroup: DaemonPart, MQTTLinkListener {
                 lastConflict = what
                 env.log.notice("sync: \(what)")
             }
-            inbox?.post(.adopt(record))
+            inbox?.post(.outside(OutsideChange(timer: record.timerID, activity: record.activity,
+                                               expandedUntil: record.expandedUntil, origin: "sync: \(record.revision.device)")))
         case .duplicate:
             break
         case .older:
@@ -304,11 +304,11 @@ package final class SyncGroup: DaemonPart, MQTTLinkListener {
             // Every turn, not only at the change: an activity taken meanwhile is marked too.
             for a in turn.activities where !a.content.isStale {
                 clockMarks.marked.insert(a.timerID)
-                inbox.post(.groupClock(timer: a.timerID, stale: true))
+                inbox.post(.intent(.markStale, timer: a.timerID, source: nil))
             }
         } else if !clockMarks.marked.isEmpty {
             let ids = turn.activities.map(\.timerID)
-            for t in clockMarks.marked.sorted() where ids.contains(t) { inbox.post(.groupClock(timer: t, stale: false)) }
+            for t in clockMarks.marked.sorted() where ids.contains(t) { inbox.post(.intent(.markFresh, timer: t, source: nil)) }
             clockMarks.marked = []
         }
     }
@@ -344,10 +344,10 @@ package final class SyncGroup: DaemonPart, MQTTLinkListener {
         case .agrees: ("agrees", nil, nil)
         case .disagrees(let ms, let peers): ("off", Double(ms) / 1000, peers)
         }
-        status.sync = SyncStatus(group: settings.group ?? "", device: device, joined: join.joined, joinNote: join.note,
+        status.set("sync", SyncStatus(group: settings.group ?? "", device: device, joined: join.joined, joinNote: join.note,
                           peers: clocks.peers(monotonicMs: mono), clock: clock, clockOffsetSeconds: offset,
                           clockDisagrees: who, skewBoundSeconds: settings.skewBoundSeconds,
-                          records: ledger.entries.count, lastConflict: lastConflict)
+                          records: ledger.entries.count, lastConflict: lastConflict))
     }
 
     // MARK: helpers

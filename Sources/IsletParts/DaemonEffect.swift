@@ -1,5 +1,4 @@
 import IsletCore
-import IsletSync
 
 /// What a change of the activities asks of the rest of the daemon, as a value. `perform`, the
 /// advance of time and the group's records produce them (`DaemonEffect.of`, pure); the daemon hands
@@ -40,12 +39,12 @@ package enum DaemonEffect: Equatable {
         return out
     }
 
-    /// The effects of another display's record taken here: the panel expands when the record
-    /// says so; no chime (the moment passed on the display that made the change).
-    package static func of(adopted record: SyncRecord, now: Instant) -> [DaemonEffect] {
+    /// The effects of a change made elsewhere, taken here: the panel expands when the change
+    /// says so; no chime (the moment passed where the change was made).
+    package static func of(outside change: OutsideChange, now: Instant) -> [DaemonEffect] {
         var out: [DaemonEffect] = []
-        if let until = record.expandedUntil, until > now { out.append(.expand(timer: record.timerID, until: until)) }
-        out.append(.adopted(timer: record.timerID))
+        if let until = change.expandedUntil, until > now { out.append(.expand(timer: change.timer, until: until)) }
+        out.append(.adopted(timer: change.timer))
         out.append(.announce)
         return out
     }

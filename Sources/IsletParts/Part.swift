@@ -1,10 +1,9 @@
 import IsletClock
 import IsletConfig
-import IsletInput
 import IsletSystem
 import IsletProtocol
 import IsletCore
-import IsletSync
+import IsletStore
 
 /// One part of the daemon (docs/ARCHITECTURE.md "Parts"): a source of inputs (descriptors in
 /// the loop's table, deadlines), a sink of changes, or both. The daemon holds its parts as a
@@ -43,6 +42,9 @@ package protocol DaemonPart: AnyObject {
     /// Whether the panel must wait (a display joining its group shows nothing until it has
     /// the group's state).
     var holdsFrames: Bool { get }
+    /// Whether the timeline stands at the last save (the wall clock is behind it): nothing of
+    /// the activities falls due, and no timer is marked fresh by another part meanwhile.
+    var timeStands: Bool { get }
     /// What it keeps in the state file beside the activities, when that changed.
     func save(into state: any SavedBeside)
     /// At stop: what is queued goes out.
@@ -64,16 +66,15 @@ extension DaemonPart {
     package func report(into status: inout DaemonStatus, _ turn: TurnView) {}
     package func reload(_ config: DaemonConfig) {}
     package var holdsFrames: Bool { false }
+    package var timeStands: Bool { false }
     package func save(into state: any SavedBeside) {}
     package func shutdown(_ turn: TurnView) {}
 }
 
-/// What the state file keeps beside the activities, for the parts that have something there.
+/// What the state file keeps beside the activities: each part's own slice, under its own key.
 package protocol SavedBeside: AnyObject {
-    /// The sync group's ledger (docs/SYNC.md).
-    var syncLedger: SyncLedger? { get set }
-    /// Something kept beside the activities changed: the next save writes it.
-    func markDirty()
+    /// The part's slice changed: the next save writes it under `type(of: slice).key`.
+    func keep(_ slice: any SavedSlice)
 }
 
 /// The one way from a part to the book: requests and what else it heard, as values.
@@ -84,20 +85,36 @@ package protocol Inbox: AnyObject {
     func post(_ event: PartEvent)
 }
 
-/// What a part hears that is not a request.
+/// What a part hears that is not a request. No case names a part: whatever a part hears
+/// becomes one of these general changes.
 package enum PartEvent {
-    /// A button's gesture.
-    case gesture(ButtonCommand)
-    /// Another display's record, newer than the one held: the timer's state now.
-    case adopt(SyncRecord)
-    /// This display's clock disagrees with its group (stale), or agrees again.
-    case groupClock(timer: String, stale: Bool)
-    /// The clock caught up with the last save: these timers are fresh again.
-    case clockCaughtUp([String])
+    /// An intent heard outside a request (a button's gesture; a clock that disagrees with its
+    /// group, or caught up: `markStale`, `markFresh`). A refusal is logged under `source`
+    /// (nil: quietly, the part's own judgement that may no longer apply). A `markFresh` waits
+    /// while a part holds the timeline at the last save (`timeStands`).
+    case intent(Intent, timer: String?, source: String?)
+    /// A timer's state made elsewhere (another display's change), taken as it is now.
+    case outside(OutsideChange)
     /// A client left before its starts were saved: they are cancelled.
     case abandoned([StartTicket])
-    /// Night mode changed the panel's contrast or whether idle is dark: watchers learn it.
+    /// The panel's contrast or whether idle is dark changed: watchers learn it.
     case displayChanged
+}
+
+/// A timer's state made elsewhere: the activity as it was changed there (nil: ended), the
+/// expanded view it asked for, and who made it (for the log).
+package struct OutsideChange: Equatable {
+    package var timer: String
+    package var activity: Activity?
+    package var expandedUntil: Instant?
+    package var origin: String
+
+    package init(timer: String, activity: Activity?, expandedUntil: Instant?, origin: String) {
+        self.timer = timer
+        self.activity = activity
+        self.expandedUntil = expandedUntil
+        self.origin = origin
+    }
 }
 
 /// What every part sees of the turn: the activities, and the instants read once for it.

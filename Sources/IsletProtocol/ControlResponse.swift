@@ -63,23 +63,15 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     /// The panel's size, `WxH` (what clients draw their own pictures at).
     public var size: String
     public var presentation: String
-    public var clients: Int
     public var storeError: String?
-    public var clockBehind: Bool
-    /// Times the chime was switched on since start; absent without a chime.
-    public var chimePulses: Int?
     /// The emulated panel's visible image (mock bus only): page-packed bytes in hex.
     public var panel: PanelImage?
-    /// The MQTT bridge; absent without `[mqtt]`.
-    public var mqtt: MQTTStatus?
-    /// The sync group; absent without `[sync]`.
-    public var sync: SyncStatus?
-    /// The web page; absent without `[web]`.
-    public var web: WebStatus?
-    /// Night mode and the panel's contrast.
-    public var night: NightStatus?
+    /// Each part's block under its own key, as the part wrote it (`clients`, `night`, `mqtt`,
+    /// …; docs/PROTOCOL.md lists them): the core names no part. `StatusBlocks.swift` reads the
+    /// ones clients use.
+    public private(set) var parts: [String: JSONValue] = [:]
 
-    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, clients: Int, storeError: String? = nil, clockBehind: Bool, chimePulses: Int? = nil, panel: PanelImage? = nil, mqtt: MQTTStatus? = nil, sync: SyncStatus? = nil, web: WebStatus? = nil, night: NightStatus? = nil) {
+    package init(pid: Int, version: String, uptimeSeconds: Double, wakeups: Int, frames: Int, busBytes: Int, busErrors: Int, panelPresent: Bool, panelOn: Bool, bus: String, size: String, presentation: String, storeError: String? = nil, panel: PanelImage? = nil) {
         self.pid = pid
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -92,24 +84,83 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         self.bus = bus
         self.size = size
         self.presentation = presentation
-        self.clients = clients
         self.storeError = storeError
-        self.clockBehind = clockBehind
-        self.chimePulses = chimePulses
         self.panel = panel
-        self.mqtt = mqtt
-        self.sync = sync
-        self.web = web
-        self.night = night
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
         case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
-        case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt, sync, web, night
+        case storeError = "store_error", panel
+    }
+
+    /// Any key of a part's block.
+    struct PartKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// A part writes its block (a value that encodes as JSON) under its own key; a key of the
+    /// core's, or one another part wrote, is refused: each key has one owner.
+    @discardableResult
+    package mutating func set(_ key: String, _ value: some Encodable) -> Bool {
+        guard CodingKeys(rawValue: key) == nil, parts[key] == nil,
+              let bytes = try? JSONEncoder().encode(value),
+              let json = try? JSONDecoder().decode(JSONValue.self, from: bytes) else { return false }
+        parts[key] = json
+        return true
+    }
+
+    /// A part's block, decoded (nil when absent or not of that shape).
+    public func block<T: Decodable>(_ key: String, as type: T.Type = T.self) -> T? {
+        guard let json = parts[key], let bytes = try? JSONEncoder().encode(json) else { return nil }
+        return try? JSONDecoder().decode(T.self, from: bytes)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pid = try c.decode(Int.self, forKey: .pid)
+        version = try c.decode(String.self, forKey: .version)
+        uptimeSeconds = try c.decode(Double.self, forKey: .uptimeSeconds)
+        wakeups = try c.decode(Int.self, forKey: .wakeups)
+        frames = try c.decode(Int.self, forKey: .frames)
+        busBytes = try c.decode(Int.self, forKey: .busBytes)
+        busErrors = try c.decode(Int.self, forKey: .busErrors)
+        panelPresent = try c.decode(Bool.self, forKey: .panelPresent)
+        panelOn = try c.decode(Bool.self, forKey: .panelOn)
+        bus = try c.decode(String.self, forKey: .bus)
+        size = try c.decode(String.self, forKey: .size)
+        presentation = try c.decode(String.self, forKey: .presentation)
+        storeError = try c.decodeIfPresent(String.self, forKey: .storeError)
+        panel = try c.decodeIfPresent(PanelImage.self, forKey: .panel)
+        let all = try decoder.container(keyedBy: PartKey.self)
+        for key in all.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
+            parts[key.stringValue] = try all.decode(JSONValue.self, forKey: key)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(pid, forKey: .pid)
+        try c.encode(version, forKey: .version)
+        try c.encode(uptimeSeconds, forKey: .uptimeSeconds)
+        try c.encode(wakeups, forKey: .wakeups)
+        try c.encode(frames, forKey: .frames)
+        try c.encode(busBytes, forKey: .busBytes)
+        try c.encode(busErrors, forKey: .busErrors)
+        try c.encode(panelPresent, forKey: .panelPresent)
+        try c.encode(panelOn, forKey: .panelOn)
+        try c.encode(bus, forKey: .bus)
+        try c.encode(size, forKey: .size)
+        try c.encode(presentation, forKey: .presentation)
+        try c.encodeIfPresent(storeError, forKey: .storeError)
+        try c.encodeIfPresent(panel, forKey: .panel)
+        var all = encoder.container(keyedBy: PartKey.self)
+        for (key, value) in parts { try all.encode(value, forKey: PartKey(stringValue: key)) }
     }
 }
-
 
 /// The MQTT bridge's link, as `status` reports it (never a secret).
 public struct MQTTStatus: Codable, Sendable, Hashable {

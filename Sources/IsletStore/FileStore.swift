@@ -2,7 +2,6 @@ import IsletErrno
 import IsletSystem
 import FoundationEssentials
 import IsletCore
-import IsletSync
 import Synchronization
 import IsletClock
 
@@ -26,13 +25,50 @@ struct StateFile: Codable {
     var bootNs: Int64?
     var timelineOffsetNs: Int64?
     var activities: [Activity]
-    /// The sync group's ledger and hybrid clock (docs/SYNC.md), with `[sync]` only: saved with
-    /// the activities, so a restart's revisions never go back.
-    var sync: SyncLedger?
+    /// Each part's slice under its own key (`SavedSlice`; the sync group's ledger under `sync`).
+    var slices: [String: any SavedSlice] = [:]
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case schema, savedAt = "saved_at", bootID = "boot_id", bootMs = "boot_ms", bootNs = "boot_ns"
-        case timelineOffsetNs = "timeline_offset_ns", activities, sync
+        case timelineOffsetNs = "timeline_offset_ns", activities
+    }
+
+    init(schema: Int, savedAt: String, bootID: String?, bootMs: Int64?, bootNs: Int64?, timelineOffsetNs: Int64?,
+         activities: [Activity], slices: [String: any SavedSlice]) {
+        self.schema = schema
+        self.savedAt = savedAt
+        self.bootID = bootID
+        self.bootMs = bootMs
+        self.bootNs = bootNs
+        self.timelineOffsetNs = timelineOffsetNs
+        self.activities = activities
+        self.slices = slices
+    }
+
+    /// The core's fields; the slices are read by type (`FileStore.slices`).
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try c.decode(Int.self, forKey: .schema)
+        savedAt = try c.decode(String.self, forKey: .savedAt)
+        bootID = try c.decodeIfPresent(String.self, forKey: .bootID)
+        bootMs = try c.decodeIfPresent(Int64.self, forKey: .bootMs)
+        bootNs = try c.decodeIfPresent(Int64.self, forKey: .bootNs)
+        timelineOffsetNs = try c.decodeIfPresent(Int64.self, forKey: .timelineOffsetNs)
+        activities = try c.decode([Activity].self, forKey: .activities)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schema, forKey: .schema)
+        try c.encode(savedAt, forKey: .savedAt)
+        try c.encodeIfPresent(bootID, forKey: .bootID)
+        try c.encodeIfPresent(bootMs, forKey: .bootMs)
+        try c.encodeIfPresent(bootNs, forKey: .bootNs)
+        try c.encodeIfPresent(timelineOffsetNs, forKey: .timelineOffsetNs)
+        try c.encode(activities, forKey: .activities)
+        var all = encoder.container(keyedBy: FileKey.self)
+        // A part's key never hides a field of the core's.
+        for (key, slice) in slices where CodingKeys(rawValue: key) == nil { try all.encode(slice, forKey: FileKey(key)) }
     }
 }
 
@@ -52,8 +88,8 @@ public struct LoadedState: Sendable {
     /// The boot id of the save and its timeline stamp, when the file has them.
     public var bootID: String? = nil
     public var timeline: TimelineStamp? = nil
-    /// The sync group's ledger, when the file has one.
-    public var sync: SyncLedger? = nil
+    /// The parts' slices the file holds, by key (`SavedSlice`).
+    public var slices: [String: any SavedSlice] = [:]
     /// A problem to report (the file was moved aside), or nil.
     public var problem: String?
 }
@@ -96,17 +132,23 @@ public final class FileStore: Sendable {
     private let system: any StoreSystem
     /// Serializes writers: the temp file name is shared.
     private let lock = Mutex<Int>(0)
+    /// The parts' slice types a load reads (the registry's).
+    public let sliceTypes: [any SavedSlice.Type]
 
     /// Saves stamped by the daemon's timeline (with its exact offset).
-    public init(directory: String, system: any StoreSystem = LiveStoreSystem(), timeline: HostClock) {
+    public init(directory: String, system: any StoreSystem = LiveStoreSystem(), timeline: HostClock,
+                slices: [any SavedSlice.Type] = []) {
         self.directory = directory
+        sliceTypes = slices
         self.system = system
         self.stamp = { timeline.stamp() }
     }
 
     /// Saves stamped `now()`, with no offset to continue from (tests, tools).
-    public init(directory: String, system: any StoreSystem = LiveStoreSystem(), now: @escaping @Sendable () -> Instant) {
+    public init(directory: String, system: any StoreSystem = LiveStoreSystem(), now: @escaping @Sendable () -> Instant,
+                slices: [any SavedSlice.Type] = []) {
         self.directory = directory
+        sliceTypes = slices
         self.system = system
         self.stamp = { TimelineStamp(at: now(), bootNanoseconds: Int64(clamping: SystemClock.bootNanoseconds()), offsetNanoseconds: nil) }
     }
@@ -128,18 +170,18 @@ public final class FileStore: Sendable {
         return nil
     }
 
-    /// The lowest schema that holds these activities and the group's records.
-    static func schema(of activities: [Activity], sync: SyncLedger?) -> Int {
-        let recorded = sync?.entries.values.compactMap(\.record.activity) ?? []
-        return (activities + recorded).allSatisfy(\.fitsSchema1) ? 1 : StateFile.schemaVersion
+    /// The lowest schema that holds these activities and the parts' slices.
+    static func schema(of activities: [Activity], slices: [String: any SavedSlice]) -> Int {
+        let core = activities.allSatisfy(\.fitsSchema1) ? 1 : StateFile.schemaVersion
+        return min(StateFile.schemaVersion, slices.values.map(\.schema).reduce(core, max))
     }
 
     /// The synchronous core of `save`.
-    public func saveNow(_ activities: [Activity], sync: SyncLedger? = nil) throws {
+    public func saveNow(_ activities: [Activity], slices: [String: any SavedSlice] = [:]) throws {
         let t = stamp()
-        let file = StateFile(schema: Self.schema(of: activities, sync: sync), savedAt: ISO8601.format(t.at), bootID: BootID.current,
+        let file = StateFile(schema: Self.schema(of: activities, slices: slices), savedAt: ISO8601.format(t.at), bootID: BootID.current,
                              bootMs: t.bootNanoseconds / 1_000_000, bootNs: t.bootNanoseconds,
-                             timelineOffsetNs: t.offsetNanoseconds, activities: activities, sync: sync)
+                             timelineOffsetNs: t.offsetNanoseconds, activities: activities, slices: slices)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let bytes = Array(try encoder.encode(file)) + [UInt8(ascii: "\n")]
@@ -205,7 +247,7 @@ public final class FileStore: Sendable {
         }
         LoadingMarks.write(loadingMark, "\(identity)\npid \(Identity.processID)\n")
         if LoadingMarks.crashSeamArmed { Identity.abortProcess() }
-        switch Self.decode(bytes) {
+        switch Self.decode(bytes, slices: sliceTypes) {
         case .success(let state): return state
         case .failure(let why):
             loadFinished()
@@ -228,7 +270,7 @@ public final class FileStore: Sendable {
     public struct Unusable: Error, Sendable { public var reason: String }
 
     /// The state file's bytes as activities, or why they are unusable. Pure (the fuzz target).
-    public static func decode(_ bytes: [UInt8]) -> Result<LoadedState, Unusable> {
+    public static func decode(_ bytes: [UInt8], slices sliceTypes: [any SavedSlice.Type] = []) -> Result<LoadedState, Unusable> {
         struct Probe: Decodable { var schema: Int? }
         guard let probe = try? JSONDecoder().decode(Probe.self, from: Data(bytes)) else {
             return .failure(Unusable(reason: "it is not valid JSON"))
@@ -241,8 +283,11 @@ public final class FileStore: Sendable {
                 ? "its schema \(schema) was written by a newer Islet; \(reads)"
                 : "its schema \(schema) is unknown; \(reads)"))
         }
-        let file: StateFile
-        do { file = try JSONDecoder().decode(StateFile.self, from: Data(bytes)) }
+        var file: StateFile
+        do {
+            file = try JSONDecoder().decode(StateFile.self, from: Data(bytes))
+            file.slices = try slices(bytes, of: sliceTypes)
+        }
         catch let e as DecodingError { return .failure(Unusable(reason: Self.describe(e))) }
         catch { return .failure(Unusable(reason: "it does not decode (\(error))")) }
         func bad(_ why: String) -> Result<LoadedState, Unusable> { .failure(Unusable(reason: why)) }
@@ -272,7 +317,7 @@ public final class FileStore: Sendable {
         catch { return bad("\(error)") }
         let timeline = boot.map { TimelineStamp(at: savedAt, bootNanoseconds: $0, offsetNanoseconds: file.timelineOffsetNs) }
         return .success(LoadedState(activities: file.activities, savedAt: savedAt, bootID: file.bootID,
-                                    timeline: timeline, sync: file.sync, problem: nil))
+                                    timeline: timeline, slices: file.slices, problem: nil))
     }
 
     /// A decoding error as the field's path in the file and what is wrong with it.

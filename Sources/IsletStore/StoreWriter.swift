@@ -1,7 +1,6 @@
 import IsletErrno
 import Dispatch
 import IsletCore
-import IsletSync
 import IsletSystem
 import Synchronization
 
@@ -19,11 +18,12 @@ public final class StoreWriter: Sendable {
     /// What one write saves.
     public struct Snapshot: Sendable {
         public var activities: [Activity]
-        public var sync: SyncLedger?
+        /// The parts' slices, by key (`SavedSlice`).
+        public var slices: [String: any SavedSlice]
 
-        public init(activities: [Activity], sync: SyncLedger?) {
+        public init(activities: [Activity], slices: [String: any SavedSlice] = [:]) {
             self.activities = activities
-            self.sync = sync
+            self.slices = slices
         }
     }
     private struct State: Sendable {

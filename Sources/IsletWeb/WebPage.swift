@@ -349,9 +349,9 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     package func lend(to values: inout TurnValues) { values[ConfigurationPage.self] = ConfigurationPage(url: url) }
 
     package func report(into status: inout DaemonStatus, _ turn: TurnView) {
-        status.web = WebStatus(listen: settings.listen.description, url: url, tls: settings.tls, readOnly: settings.readOnly,
+        status.set("web", WebStatus(listen: settings.listen.description, url: url, tls: settings.tls, readOnly: settings.readOnly,
                                password: guarded.needsLogin, connections: openConnections, streams: streams.count,
-                               requests: counters.requests, refused: counters.refused)
+                               requests: counters.requests, refused: counters.refused))
     }
 
     package func reload(_ config: DaemonConfig) {

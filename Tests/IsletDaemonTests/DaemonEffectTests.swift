@@ -73,10 +73,9 @@ struct DaemonEffectTests {
 
     @Test("another display's record: expanded only while its expand lasts; no chime, no share")
     func adopted() throws {
-        let record = SyncRecord(timerID: "meditation", revision: Revision(wallMilliseconds: t0.milliseconds, counter: 0, device: "den"),
-                                activity: nil, expandedUntil: t0 + .seconds(5))
-        #expect(DaemonEffect.of(adopted: record, now: t0) == [.expand(timer: "meditation", until: t0 + .seconds(5)),
+        let record = OutsideChange(timer: "meditation", activity: nil, expandedUntil: t0 + .seconds(5), origin: "sync: den")
+        #expect(DaemonEffect.of(outside: record, now: t0) == [.expand(timer: "meditation", until: t0 + .seconds(5)),
                                                                .adopted(timer: "meditation"), .announce])
-        #expect(DaemonEffect.of(adopted: record, now: t0 + .seconds(6)) == [.adopted(timer: "meditation"), .announce])
+        #expect(DaemonEffect.of(outside: record, now: t0 + .seconds(6)) == [.adopted(timer: "meditation"), .announce])
     }
 }

@@ -1,3 +1,4 @@
+import IsletNetwork
 import Foundation
 import IsletCore
 import IsletProtocol
@@ -82,10 +83,12 @@ import Testing
         // what it shows, the daemon's own block (a 128×64 panel's image in hex, a sync group's
         // 16 peers) and every timer shown.
         let panel = PanelImage(width: 128, height: 64, on: true, bytes: [UInt8](repeating: 0xFF, count: 128 * 64 / 8))
-        let daemon = DaemonStatus(pid: 4_194_304, version: String(repeating: "9", count: 64), uptimeSeconds: 1e9, wakeups: .max, frames: .max,
+        var daemon = DaemonStatus(pid: 4_194_304, version: String(repeating: "9", count: 64), uptimeSeconds: 1e9, wakeups: .max, frames: .max,
                                   busBytes: .max, busErrors: .max, panelPresent: true, panelOn: true, bus: String(repeating: "b", count: 64),
-                                  size: "128x64", presentation: "expanded", clients: 64, storeError: String(repeating: "e", count: 512),
-                                  clockBehind: true, chimePulses: .max, panel: panel)
+                                  size: "128x64", presentation: "expanded", storeError: String(repeating: "e", count: 512), panel: panel)
+        daemon.set("clients", 64)
+        daemon.set("clock_behind", true)
+        daemon.set("chime_pulses", Int.max)
         var answer = ControlResponse(ok: true, event: "state", activities: activities.map { ActivityReport(activity: $0, now: now) },
                                      presentation: "expanded", shownTimers: activities.map(\.timerID), status: daemon, now: now)
         answer.requestID = String(repeating: "\u{1D11E}", count: ControlRequest.maximumRequestIDLength)
@@ -104,7 +107,7 @@ import Testing
         #expect(ledger.entries.count == SyncLedger.maximumEntries)
         let dir = makeTempDir()
         defer { removeTree(dir) }
-        try FileStore(directory: dir, now: { self.now }).saveNow(activities, sync: ledger)
+        try FileStore(directory: dir, now: { self.now }).saveNow(activities, slices: [SavedLedger.key: SavedLedger(ledger: ledger)])
         let file = try #require(FileManager.default.contents(atPath: dir + "/activities.json")).count
         #expect(file <= Self.maximumStateFileBytes, "state file \(file)")
         #expect(Self.maximumStateFileBytes <= 1 << 20, "the loader reads 1 MiB")

@@ -1,3 +1,4 @@
+import IsletNetwork
 import Foundation
 import IsletCore
 import IsletSync
@@ -41,10 +42,10 @@ struct FileStoreTests {
         var ledger = SyncLedger(device: "bed")
         let made = ledger.record("a", activity: acts[0], now: t0 + .seconds(5))
         let store = FileStore(directory: dir, now: { self.t0 + .seconds(5) })
-        try store.saveNow(acts, sync: ledger)
-        let loaded = FileStore(directory: dir, now: { self.t0 + .seconds(5) }).load()
+        try store.saveNow(acts, slices: [SavedLedger.key: SavedLedger(ledger: ledger)])
+        let loaded = FileStore(directory: dir, now: { self.t0 + .seconds(5) }, slices: [SavedLedger.self]).load()
         #expect(loaded.problem == nil)
-        var back = try #require(loaded.sync)
+        var back = try #require((loaded.slices[SavedLedger.key] as? SavedLedger)?.ledger)
         #expect(back == ledger)
         // After a restart with the wall clock an hour behind (no RTC, before NTP), the next
         // revision is still later than the saved one.
@@ -52,7 +53,7 @@ struct FileStoreTests {
         #expect(next.revision > made.revision)
         // A file without the key (no [sync], or an older version) has none.
         try store.saveNow(acts)
-        #expect(FileStore(directory: dir, now: { self.t0 }).load().sync == nil)
+        #expect(FileStore(directory: dir, now: { self.t0 }, slices: [SavedLedger.self]).load().slices.isEmpty)
     }
 
     @Test("a state file whose sync record breaks a rule is moved aside, naming it")
@@ -62,14 +63,14 @@ struct FileStoreTests {
         var ledger = SyncLedger(device: "bed")
         _ = ledger.record("a", activity: nil, now: t0)
         let store = FileStore(directory: dir, now: { self.t0 })
-        try store.saveNow([], sync: ledger)
+        try store.saveNow([], slices: [SavedLedger.key: SavedLedger(ledger: ledger)])
         let path = dir + "/activities.json"
         let text = try String(contentsOfFile: path, encoding: .utf8)
         try text.replacingOccurrences(of: "\"timer\":\"a\"", with: "\"timer\":\"a b\"").write(toFile: path, atomically: true, encoding: .utf8)
-        let loaded = FileStore(directory: dir, now: { self.t0 }).load()
+        let loaded = FileStore(directory: dir, now: { self.t0 }, slices: [SavedLedger.self]).load()
         let problem = try #require(loaded.problem)
         #expect(problem.contains("sync") && problem.contains("a b"), "\(problem)")
-        #expect(loaded.sync == nil && loaded.activities.isEmpty)
+        #expect(loaded.slices.isEmpty && loaded.activities.isEmpty)
     }
 
     @Test("a missing file is a fresh start, not a problem")
