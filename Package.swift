@@ -57,9 +57,11 @@ let package = Package(
                 exclude: ["Localization"],
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
-        // Build-time only: compiles IsletRender's localized string tables into Swift (its escaper is
+        // Build-time only: compiles IsletRender's localized string tables into Swift, and embeds
+        // IsletWeb's Assets files byte for byte (one tool, one plugin: both are text made a Swift
+        // string with the same escaper and checks of UTF-8 and file:line). Its escaper is
         // IsletFrame's `Quoted`, its files and stderr IsletSystem's, so the host tool stays small
-        // and imports no C library itself).
+        // and imports no C library itself.
         .executableTarget(name: "islet-strings-gen", dependencies: ["IsletFrame", "IsletSystem"], swiftSettings: strict),
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
@@ -153,6 +155,7 @@ let package = Package(
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletConfig", "IsletSystem"], swiftSettings: strict),
+        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-strings-gen"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletConfig", "IsletTestSupport"], swiftSettings: strict),
     ]
 )
