@@ -107,7 +107,9 @@ let package = Package(
         // The web page: libmicrohttpd on the loop, the page's assets, its guard and its API.
         .target(name: "IsletWeb",
                 dependencies: ["CMicroHTTPD", "IsletParts", "IsletConfig", "IsletProtocol", "IsletSystem", "IsletFrame"],
-                swiftSettings: strict),
+                exclude: ["Assets"],
+                swiftSettings: strict,
+                plugins: ["IsletStringsPlugin"]),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
