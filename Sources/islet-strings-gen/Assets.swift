@@ -26,7 +26,7 @@ func embedAssets(output: String, paths: [String]) -> Never {
 }
 
 /// What keeps a file out, at its place: `path`, `path:line` or `path:line:column`.
-struct AssetError: Error, Equatable, CustomStringConvertible {
+struct AssetError: Error, CustomStringConvertible {
     let description: String
     init(_ place: String, _ why: String) { description = "\(place): \(why)" }
 }

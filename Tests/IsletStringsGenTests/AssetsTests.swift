@@ -4,20 +4,20 @@ import Testing
 /// islet-strings-gen --assets: what it embeds, and what stops the build at its file and line.
 @Suite("embedding assets")
 struct AssetsTests {
-    static func text(_ bytes: [UInt8]) -> Result<String, AssetError> {
-        Result { () throws(AssetError) in try assetText("Assets/a.js", bytes) }
-    }
-
     /// The refusal's words, or nil when the bytes were taken.
     static func refusal(_ bytes: [UInt8]) -> String? {
-        if case .failure(let e) = text(bytes) { return e.description }
-        return nil
+        do throws(AssetError) {
+            _ = try assetText("Assets/a.js", bytes)
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     @Test("text is kept byte for byte, tabs and every script included")
-    func kept() {
+    func kept() throws {
         let s = "\t\"use strict\";\nconst a = \"…\\\\ العربية 日本語 🙂\";\n"
-        #expect(Self.text(Array(s.utf8)) == .success(s))
+        #expect(try assetText("Assets/a.js", Array(s.utf8)) == s)
     }
 
     @Test("a file it cannot embed is refused at its line and column")
