@@ -25,7 +25,7 @@ override ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(ARCH)))
 CROSS_SUITE ?= trixie
 CROSS_APT_PACKAGES := mmdebstrap rsync qemu-user-static binfmt-support
 
-.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-web web-screenshots test-system test-tools demo bench bench-compare bench-bound link-order gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-web lint-web web-screenshots test-system test-tools demo bench bench-compare bench-bound link-order gallery install uninstall clean
 
 all: build
 
@@ -184,6 +184,14 @@ test-web: deps
 	$(call apt_ensure,$(WEB_APT_PACKAGES))
 	$(SWIFT) build $(BUILD_FLAGS)
 	ISLET_BIN="$$($(SWIFT) build --show-bin-path $(BUILD_FLAGS))" $(WEB_PYTHON) web/run.py
+
+# The page's assets (Sources/IsletWeb/Assets) through real parsers (web/lint.py): the script as
+# a browser's classic script by Node's V8, index.html by html5lib (the WHATWG parsing algorithm),
+# each first shown a broken copy it must refuse. Half a second; not in `make test`, because a
+# machine without node would get Debian's nodejs and its 46 MB libnode (.ci/run runs it).
+lint-web:
+	$(call apt_ensure,python3-html5lib $(if $(shell command -v node 2>/dev/null),,nodejs))
+	$(WEB_PYTHON) web/lint.py
 
 # The page's screenshots in docs/gallery (phone and desktop, English and Arabic), taken by that
 # browser; not part of CI.

@@ -57,9 +57,11 @@ let package = Package(
                 exclude: ["Localization"],
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
-        // Build-time only: compiles IsletRender's localized string tables into Swift (its escaper is
+        // Build-time only: compiles IsletRender's localized string tables into Swift, and embeds
+        // IsletWeb's Assets files byte for byte (one tool, one plugin: both are text made a Swift
+        // string with the same escaper and checks of UTF-8 and file:line). Its escaper is
         // IsletFrame's `Quoted`, its files and stderr IsletSystem's, so the host tool stays small
-        // and imports no C library itself).
+        // and imports no C library itself.
         .executableTarget(name: "islet-strings-gen", dependencies: ["IsletFrame", "IsletSystem"], swiftSettings: strict),
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
@@ -108,7 +110,9 @@ let package = Package(
         // The web page: libmicrohttpd on the loop, the page's assets, its guard and its API.
         .target(name: "IsletWeb",
                 dependencies: ["CMicroHTTPD", "CGnuTLS", "IsletParts", "IsletSettings", "IsletConfig", "IsletProtocol", "IsletSystem", "IsletFrame"],
-                swiftSettings: strict),
+                exclude: ["Assets"],
+                swiftSettings: strict,
+                plugins: ["IsletStringsPlugin"]),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
@@ -156,6 +160,7 @@ let package = Package(
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletNetwork", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem"], swiftSettings: strict),
+        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-strings-gen"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

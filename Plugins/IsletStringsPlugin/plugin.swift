@@ -1,23 +1,50 @@
 import PackagePlugin
 import Foundation
 
-/// Compiles the localized string tables (Sources/IsletRender/Localization/*.strings) into Swift
-/// at build time: the daemon installed in /usr/local/bin then needs no data files, and no
-/// Bundle.module (which would pull Foundation into the renderer).
+/// Compiles a target's text into Swift at build time, so the daemon installed in /usr/local/bin
+/// needs no data files, and no Bundle.module (which would pull Foundation into the renderer):
+/// - `Localization/*.strings`: the localized string tables (IsletRender);
+/// - `Assets/*`: files embedded byte for byte as `EmbeddedAssets` (IsletWeb's page).
 @main
 struct IsletStringsPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         guard let source = target as? SourceModuleTarget else { return [] }
-        let dir = context.package.directoryURL.appending(path: "Sources/\(source.name)/Localization")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir.path())
-            .filter { $0.hasSuffix(".strings") }.sorted()
-        let inputs = names.map { dir.appending(path: $0) }
-        let output = context.pluginWorkDirectoryURL.appending(path: "GeneratedStrings.swift")
-        return [.buildCommand(
-            displayName: "Compiling localized strings (\(names.count) languages)",
-            executable: try context.tool(named: "islet-strings-gen").url,
-            arguments: [output.path()] + inputs.map { $0.path() },
-            inputFiles: inputs,
-            outputFiles: [output])]
+        let root = context.package.directoryURL.appending(path: "Sources/\(source.name)")
+        let tool = try context.tool(named: "islet-strings-gen").url
+        var commands: [Command] = []
+        if let inputs = try files(in: root.appending(path: "Localization"), where: { $0.hasSuffix(".strings") }) {
+            let output = context.pluginWorkDirectoryURL.appending(path: "GeneratedStrings.swift")
+            commands.append(.buildCommand(
+                displayName: "Compiling localized strings (\(inputs.count) languages)",
+                executable: tool,
+                arguments: [output.path()] + inputs.map { $0.path() },
+                inputFiles: inputs,
+                outputFiles: [output]))
+        }
+        // Every file but hidden ones (an editor's swap file): the tool refuses what it cannot name.
+        if let inputs = try files(in: root.appending(path: "Assets"), where: { !$0.hasPrefix(".") }) {
+            let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedAssets.swift")
+            commands.append(.buildCommand(
+                displayName: "Embedding \(source.name)'s assets (\(inputs.count) files)",
+                executable: tool,
+                arguments: ["--assets", output.path()] + inputs.map { $0.path() },
+                inputFiles: inputs,
+                outputFiles: [output]))
+        }
+        guard !commands.isEmpty else { throw NothingToCompile(target: source.name) }
+        return commands
     }
+
+    /// The folder's files whose names pass `keep`, sorted; nil when there is no such folder.
+    private func files(in dir: URL, where keep: (String) -> Bool) throws -> [URL]? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir.path(), isDirectory: &isFolder), isFolder.boolValue else { return nil }
+        return try FileManager.default.contentsOfDirectory(atPath: dir.path()).filter(keep).sorted()
+            .map { dir.appending(path: $0) }
+    }
+}
+
+struct NothingToCompile: Error, CustomStringConvertible {
+    let target: String
+    var description: String { "IsletStringsPlugin: Sources/\(target) has neither a Localization nor an Assets folder" }
 }

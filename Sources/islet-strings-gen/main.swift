@@ -1,6 +1,8 @@
 // Build-time tool: turns the translator-editable tables in Sources/IsletRender/Localization
-// into Swift source, so the installed daemon carries its strings and reads no files at run time.
+// into Swift source, so the installed daemon carries its strings and reads no files at run time;
+// with --assets, embeds a target's Assets files byte for byte (Assets.swift).
 // Usage: islet-strings-gen OUTPUT.swift INPUT.strings...
+//        islet-strings-gen --assets OUTPUT.swift FILE...
 import IsletFrame
 import IsletSystem
 
@@ -9,12 +11,19 @@ func fail(_ message: String) -> Never {
     ThisProcess.exit(1)
 }
 
-func readFile(_ path: String) -> String {
-    let bytes: [UInt8]
-    switch FileSystem.readFile(path, limit: 16 << 20) {
-    case .success(let b): bytes = b
-    case .failure(let e): fail("\(path): cannot open: \(e.errno)")
+func readBytes(_ path: String, limit: Int) -> [UInt8] {
+    switch FileSystem.readFile(path, limit: limit) {
+    case .success(let b): return b
+    case .failure(let e): fail("\(path): cannot read: \(e.errno)")
     }
+}
+
+func writeOutput(_ path: String, _ text: String) {
+    do { try FileSystem.writeFile(path, Array(text.utf8)) } catch { fail("\(path): cannot write: \(error.errno)") }
+}
+
+func readFile(_ path: String) -> String {
+    let bytes = readBytes(path, limit: 16 << 20)
     guard let text = String(validating: bytes, as: UTF8.self) else { fail("\(path): not valid UTF-8") }
     return text
 }
@@ -22,6 +31,10 @@ func readFile(_ path: String) -> String {
 func swiftLiteral(_ s: String) -> String { Quoted.literal(s, .swift) }
 
 let args = CommandLine.arguments
+if args.count >= 2, args[1] == "--assets" {
+    guard args.count >= 4 else { fail("usage: islet-strings-gen --assets OUTPUT.swift FILE...") }
+    embedAssets(output: args[2], paths: Array(args.dropFirst(3)))
+}
 guard args.count >= 3 else { fail("usage: islet-strings-gen OUTPUT.swift INPUT.strings...") }
 var tables: [(String, [(String, String)])] = []
 for path in args.dropFirst(2).sorted() {
@@ -59,4 +72,4 @@ for (language, entries) in tables {
     out += "        ]),\n"
 }
 out += "    ]\n}\n"
-do { try FileSystem.writeFile(args[1], Array(out.utf8)) } catch { fail("\(args[1]): cannot write: \(error.errno)") }
+writeOutput(args[1], out)

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""`make lint-web`: the page's assets (Sources/IsletWeb/Assets) through real parsers.
+
+- The script as served at /app.js (its files joined in the order of PageAssets.swift's `script`
+  line) by Node's V8 as a classic script: `vm.Script`, the grammar of a browser's <script>
+  (`node --check` parses a CommonJS module, which takes a top-level `return` a browser refuses).
+  An error is reported at its own file and line.
+- index.html by html5lib (Debian's python3-html5lib): the WHATWG parsing algorithm, the one
+  browsers run, every parse error with its line and column (a misspelled or stray end tag, a
+  duplicate attribute, a quote left open). It checks syntax, not the content model.
+
+A pass is trusted only after broken copies fail: each check first meets a copy with one fault
+and must report that fault at its file and line. Closes with "lint-web: N passed, M failed".
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ASSETS = os.path.join(ROOT, "Sources", "IsletWeb", "Assets")
+PAGE_ASSETS = os.path.join(ROOT, "Sources", "IsletWeb", "PageAssets.swift")
+
+# A classic script, as a browser's <script> parses it; prints "LINE<TAB>error" on a syntax error.
+NODE_PARSE = r"""
+const src = require("fs").readFileSync(0, "utf8");
+try { new (require("vm").Script)(src, {filename: "app.js"}); }
+catch (e) {
+  const m = /^app\.js:(\d+)/.exec(String(e.stack));
+  console.log((m ? m[1] : "0") + "\t" + e.name + ": " + e.message);
+  process.exit(1);
+}
+"""
+
+
+def read(name):
+    with open(os.path.join(ASSETS, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def script_files():
+    """The script's files in the served order, from PageAssets.swift (islet-strings-gen's names:
+    `behaviour.js` is `behaviourJS`)."""
+    with open(PAGE_ASSETS, encoding="utf-8") as f:
+        m = re.search(r"static let script = (EmbeddedAssets\.\w+(?: \+ EmbeddedAssets\.\w+)*)\n", f.read())
+    if not m:
+        raise SystemExit(f"lint-web: {PAGE_ASSETS}: no `static let script = EmbeddedAssets.… + …` line to read the order from")
+    by_swift_name = {}
+    for name in os.listdir(ASSETS):
+        stem, _, ext = name.partition(".")
+        by_swift_name[stem + ext.upper()] = name
+    order = [n.split(".")[1] for n in m.group(1).split(" + ")]
+    missing = [n for n in order if n not in by_swift_name]
+    if missing:
+        raise SystemExit(f"lint-web: PageAssets.swift names {', '.join(missing)}, which no file in {ASSETS} is")
+    return [by_swift_name[n] for n in order]
+
+
+def check_script(pieces):
+    """`pieces`: [(file name, text)], joined as served. Returns the errors as "file:line: text"."""
+    joined = "".join(text for _, text in pieces)
+    r = subprocess.run(["node", "-e", NODE_PARSE], input=joined, capture_output=True, text=True, timeout=60)
+    if r.returncode == 0:
+        return []
+    line_text, _, message = r.stdout.strip().partition("\t")
+    if not message:
+        return [f"app.js: node could not parse it: {(r.stderr or r.stdout).strip()[-400:]}"]
+    line = int(line_text)
+    for name, text in pieces:
+        count = text.count("\n")
+        if line <= count:
+            return [f"{name}:{line}: {message}"]
+        line -= count
+    return [f"{pieces[-1][0]}:{pieces[-1][1].count(chr(10)) + line}: {message}"]
+
+
+def check_html(name, text):
+    """Every parse error of the WHATWG algorithm, as "file:line:column: text"."""
+    import html5lib
+    from html5lib.constants import E
+    parser = html5lib.HTMLParser(strict=False)
+    parser.parse(text.encode("utf-8"), transport_encoding="utf-8")
+    out = []
+    for (line, column), code, values in parser.errors:
+        try:
+            words = E.get(code, code) % (values or {})
+        except (KeyError, TypeError, ValueError):
+            words = f"{code} {values}"
+        out.append(f"{name}:{line}:{column}: {words}")
+    return out
+
+
+def broken(text, old, new):
+    """`text` with its first `old` replaced by `new`, and the line it is on."""
+    at = text.index(old)
+    return text[:at] + new + text[at + len(old):], text.count("\n", 0, at) + 1
+
+
+def cases(script, html_name):
+    """(what, errors, expected): the broken copies first, then the shipped files."""
+    pieces = [(n, read(n)) for n in script]
+    html = read(html_name)
+    out = []
+    # parts.js with a parenthesis that never closes: reported in parts.js at that line.
+    name, text = pieces[1]
+    bad, line = broken(text, "function clock(sec) {", "function clock(sec {")
+    out.append(("a script with a syntax error in its second file", check_script([pieces[0], (name, bad)] + pieces[2:]),
+                f"{name}:{line}:"))
+    # A top-level return: CommonJS takes it, a browser's classic script does not.
+    name, text = pieces[-1]
+    out.append(("a script with a top-level return", check_script(pieces[:-1] + [(name, text + "return;\n")]),
+                f"{name}:{text.count(chr(10)) + 1}:"))
+    bad, line = broken(html, '<header class="bar">', '<header class="bar" class="top">')
+    out.append(("HTML with a duplicate attribute", check_html(html_name, bad), f"{html_name}:{line}:"))
+    bad, line = broken(html, "</section>", "</sectoin>")
+    out.append(("HTML with a misspelled end tag", check_html(html_name, bad), f"{html_name}:{line}:"))
+    out.append((f"the script ({' + '.join(script)}) parses as a classic script", check_script(pieces), None))
+    out.append((f"{html_name} has no parse error", check_html(html_name, html), None))
+    return out
+
+
+def main():
+    try:
+        import html5lib  # noqa: F401  (checked here, to name the package)
+    except ImportError:
+        raise SystemExit(f"lint-web: {sys.executable} has no html5lib: make lint-web installs Debian's python3-html5lib "
+                         "and runs /usr/bin/python3 (WEB_PYTHON)")
+    if subprocess.run(["sh", "-c", "command -v node"], capture_output=True).returncode != 0:
+        raise SystemExit("lint-web: no node on PATH: make lint-web installs Debian's nodejs")
+    passed = failed = 0
+    for what, errors, expected in cases(script_files(), "index.html"):
+        if expected is None:
+            ok = not errors
+        else:
+            ok = any(e.startswith(expected) for e in errors)
+        print(f"lint-web: {'ok' if ok else 'FAILED'}  {what}")
+        if not ok:
+            print(f"  expected: {'no error' if expected is None else expected + ' …'}")
+        if errors and (not ok or expected is not None):
+            for e in errors[:8]:
+                print(f"  {e}")
+        passed, failed = passed + ok, failed + (not ok)
+    print(f"lint-web: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
