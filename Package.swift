@@ -99,8 +99,7 @@ let package = Package(
         // What a part of the daemon is (`DaemonPart`), its way in, the turn it sees, the loop,
         // the log and the clocks it is given.
         .target(name: "IsletParts",
-                dependencies: ["IsletCore", "IsletProtocol", "IsletSystem", "IsletErrno", "IsletClock", "IsletConfig",
-                               "IsletSettings", "IsletStore"],
+                dependencies: ["IsletCore", "IsletProtocol", "IsletSystem", "IsletErrno", "IsletClock", "IsletSettings", "IsletStore"],
                 swiftSettings: strict),
         // The network's parts: the MQTT bridge and the sync group, on one link.
         .target(name: "IsletNetwork",

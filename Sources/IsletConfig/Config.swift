@@ -21,8 +21,6 @@ public enum ButtonsMode: String, Sendable, CaseIterable { case none, mock, gpio 
 public enum PreviewMode: String, Sendable, CaseIterable { case none, terminal }
 /// What SIGTERM leaves on the panel.
 public enum ExitDisplay: String, Sendable, CaseIterable { case off, keep }
-/// At night, a panel with nothing running: switched off (`dark`), or as by day (`on`).
-public enum NightIdle: String, Sendable, CaseIterable { case dark, on }
 
 /// Everything the daemon reads from its config file and command line. Defaults are the
 /// documented ones (README.md, "Configuration").
@@ -55,11 +53,6 @@ public struct DaemonConfig: Sendable {
     public var contrast: UInt8?
     /// Seconds the test pattern shows at start-up (0: none).
     public var testPatternSeconds: Int = 0
-    /// The night, in local time (`22:30-07:00`); nil: no night (docs/DISPLAY.md "Night").
-    public var night: NightWindow?
-    /// 81h at night: the lowest by default, for a panel by the bed.
-    public var nightContrast: UInt8 = 0
-    public var nightIdle: NightIdle = .dark
     /// Where each [display] key was set ("file:line" or "--flag"), for errors that need several keys.
     public var origins: [String: String] = [:]
     /// Test seam (mock bus only): the bus fails from `start` ms after start-up for `length` ms.
@@ -85,7 +78,7 @@ extension DaemonConfig {
         "daemon": ["socket", "socket_group", "socket_mode", "state_dir", "log_level", "buttons"],
         "display": ["bus", "address", "controller", "size", "rotation", "on_exit", "expand_seconds",
                     "pixel_shift_minutes", "capture", "preview", "column_offset", "display_offset", "multiplex",
-                    "contrast", "test_pattern_seconds", "transport", "night", "night_contrast", "night_idle"],
+                    "contrast", "test_pattern_seconds", "transport"],
         "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title", "relevance"],
     ]
 
@@ -97,7 +90,7 @@ extension DaemonConfig {
     }
 
     /// Every section, in the order the docs give them.
-    public var sections: [String] { ["daemon", "display", "session", "buttons", "chime"] + parts.sectionNames }
+    public var sections: [String] { ["daemon", "display", "session", "buttons", "chime"] + parts.sectionNames.sorted() }
 
     /// Sections whose keys another module interprets.
     public static let delegatedSections: Set<String> = ["buttons", "chime"]
@@ -176,15 +169,6 @@ extension DaemonConfig {
         case ("display", "multiplex"): panelAdjustments.multiplexLines = try int(1...128)
         case ("display", "contrast"): contrast = UInt8(try int(0...255))
         case ("display", "test_pattern_seconds"): testPatternSeconds = try int(0...3600)
-        case ("display", "night"):
-            if value.isEmpty || value == "off" { night = nil } else {
-                guard let w = NightWindow(parsing: value) else {
-                    throw bad("HH:MM-HH:MM in local time on a 24-hour clock, start and end different (22:30-07:00 crosses midnight), or off")
-                }
-                night = w
-            }
-        case ("display", "night_contrast"): nightContrast = UInt8(try int(0...255))
-        case ("display", "night_idle"): nightIdle = try choice(NightIdle.self)
         case ("session", "minutes"): session.minutes = try number(0.05...1440)
         case ("session", "cycles"): session.cycles = try int(0...999)
         case ("session", "language"):

@@ -62,7 +62,8 @@ final class Buttons: DaemonPart {
     }
 
     /// A reload's new button settings take effect for the next gesture.
-    func reload(_ config: DaemonConfig) {
+    func reload(_ config: PartConfig) {
+        guard let config = config[DaemonConfig.self] else { return }
         settings = config.buttonConfig
         session = config.session
         interpreter = ButtonInterpreter(config: settings)
@@ -104,6 +105,14 @@ final class Buttons: DaemonPart {
         earliest(interpreter.nextDeadline.map { MonotonicInstant(nanoseconds: $0) }, retry.retryAt)
     }
 
+    /// `press` is the buttons' op: answered once the edges are in, with their instants.
+    func answer(_ request: ControlRequest, _ turn: TurnView) throws(ProtocolError) -> Reply? {
+        guard request.op == .press else { return nil }
+        let edges = try press(request.button ?? "", holdMilliseconds: UInt64(request.holdMilliseconds))
+        return .later(PendingAnswer(shape: .press(pressMicroseconds: edges.pressNanoseconds / 1000,
+                                                  releaseMicroseconds: edges.releaseNanoseconds / 1000)))
+    }
+
     /// A mock press (`isletctl press`): the two edges' instants on the loop's clock.
     func press(_ button: String, holdMilliseconds: UInt64) throws(ProtocolError) -> (pressNanoseconds: UInt64, releaseNanoseconds: UInt64) {
         guard mode == .mock else {
@@ -120,16 +129,23 @@ final class Buttons: DaemonPart {
     }
 
     /// The demo's key: a button's letter presses it (capital: holds it past a long press).
-    func pressKey(_ key: Character) {
+    func demoKey(_ key: Character) {
         guard let mock,
               let (button, hold) = MockButtons.keyPress(for: key, buttons: mock.buttons,
                                                         longPressMilliseconds: settings.longPressMilliseconds) else { return }
         _ = try? mock.press(button: button, holdMilliseconds: hold)
     }
 
+    private static func open(_ c: ButtonConfig) throws(GPIOError) -> GPIOButtons {
+        try GPIOButtons(lines: c.gpioLines(), bias: c.bias, activeLow: c.activeLow)
+    }
+}
+
+extension DaemonConfig {
     /// The demo's one-line legend: each mock button's key (lower case: press, upper case:
     /// long press) with the action the button map gives it.
-    static func legend(_ config: DaemonConfig) -> String {
+    var demoLegend: String {
+        let config = self
         var parts: [String] = []
         if config.buttons == .mock {
             let map = config.buttonConfig.map
@@ -140,9 +156,5 @@ final class Buttons: DaemonPart {
             }
         }
         return (parts + ["[w] stopwatch", "[q] quit"]).joined(separator: "  ")
-    }
-
-    private static func open(_ c: ButtonConfig) throws(GPIOError) -> GPIOButtons {
-        try GPIOButtons(lines: c.gpioLines(), bias: c.bias, activeLow: c.activeLow)
     }
 }

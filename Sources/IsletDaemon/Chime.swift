@@ -16,8 +16,6 @@ final class Chime: DaemonPart {
     private var output: (any ChimeOutput)?
     /// Times the output was switched on (a pattern of three beeps counts three).
     private(set) var pulses = 0
-    /// Set while the start-up catch-up applies events that fell due before this process ran.
-    var quiet = false
     /// The timer whose cycle end or completion is sounding.
     private var sounding: String?
     private var retry = LineRetry("chime")
@@ -31,19 +29,20 @@ final class Chime: DaemonPart {
         }
     }
 
-    func reload(_ config: DaemonConfig) { settings = config.buttonConfig.chime }
+    func reload(_ config: PartConfig) { if let c = config[DaemonConfig.self] { settings = c.buttonConfig.chime } }
 
     /// Pulses so far, when there is an output.
     func report(into status: inout DaemonStatus, _ turn: TurnView) { if output != nil { status.set("chime_pulses", pulses) } }
 
     /// A transition, as it happens.
     func take(_ effect: DaemonEffect, _ turn: TurnView) {
-        if case .transition(let t, let timer) = effect { react(to: t, timer: timer, mono: turn.mono) }
+        // The start-up catch-up's events fell due while the daemon was down: their moments passed.
+        if case .transition(let t, let timer) = effect, !turn.catchingUp { react(to: t, timer: timer, mono: turn.mono) }
     }
 
     /// Sounds (or silences) for a transition of `timer`.
     private func react(to t: Transition, timer: String, mono: MonotonicInstant) {
-        guard !quiet, let cue = ChimeCue.decide(effects: t.effects, phase: t.phase) else { return }
+        guard let cue = ChimeCue.decide(effects: t.effects, phase: t.phase) else { return }
         // A pause or reset silences its own timer's chime, not one another timer is sounding.
         if cue == .silence, sounding != timer { return }
         guard let level = player.handle(cue, config: settings, at: mono.nanoseconds) else { return }

@@ -11,7 +11,7 @@ import IsletCore
 /// wall-clock changes in the loop.
 final class ClockWatch: DaemonPart {
     private let env: PartEnvironment
-    private unowned let loop: EventLoop
+    private weak var loop: EventLoop?
     private weak var inbox: (any Inbox)?
     /// The save's instant while the clock is behind it.
     private(set) var behindUntil: Instant?
@@ -19,12 +19,22 @@ final class ClockWatch: DaemonPart {
     private var marked: Set<String> = []
     private var watch: WallClockChangeWatch?
 
-    init(_ env: PartEnvironment, loop: EventLoop) {
-        self.env = env
+    init(_ env: PartEnvironment) { self.env = env }
+
+    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
         self.loop = loop
+        self.inbox = inbox
     }
 
-    func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) { self.inbox = inbox }
+    /// The restart rule (docs/DAEMON.md, "Time"): after a reboot only the wall clock is left,
+    /// and while it is behind the save, time stands at the save and the restored activities
+    /// show stale.
+    func restored(_ restored: Restored) {
+        guard let savedAt = restored.savedAt, restored.now < savedAt, !restored.activities.isEmpty else { return }
+        for id in fellBehind(savedAt: savedAt, now: restored.now, timers: restored.activities.map(\.timerID)) {
+            inbox?.post(.intent(.markStale, timer: id, source: nil))
+        }
+    }
 
     var isBehind: Bool { behindUntil != nil }
 
@@ -74,7 +84,7 @@ final class ClockWatch: DaemonPart {
         guard watch == nil else { return }
         do {
             let w = try WallClockChangeWatch()
-            try loop.register(w.fd.descriptor) { [unowned self] _ in clockChanged() }
+            try loop?.register(w.fd.descriptor) { [unowned self] _ in clockChanged() }
             watch = w
         } catch {
             env.log.warning("cannot watch for wall-clock changes: \(error)")
@@ -83,7 +93,7 @@ final class ClockWatch: DaemonPart {
 
     private func disarm() {
         guard let w = watch else { return }
-        loop.unregister(w.fd.descriptor)
+        loop?.unregister(w.fd.descriptor)
         watch = nil
     }
 

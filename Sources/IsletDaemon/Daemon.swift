@@ -31,13 +31,7 @@ public final class Daemon {
     let book: DurableBook
     /// The panel and what it presents.
     let panel: Panel
-    /// The parts the daemon calls by name besides the list (`press`, the restart rule, readiness).
-    let buttons: Buttons
-    let chime: Chime
-    let clockWatch: ClockWatch
-    let night: NightMode
-    let systemd: Systemd
-    /// Every part, in the order the turn's outcome reaches them.
+    /// Every part, from the registry, in the order the turn's outcome reaches them.
     let parts: [any DaemonPart]
     /// The turn under way: its instant, and whether watchers must hear of it.
     var turn = TurnState()
@@ -70,23 +64,15 @@ public final class Daemon {
         } catch { throw DaemonStartError("\(error)", status: 71) }
         if let problem = loaded.problem { log.warning(problem) }
 
-        let preview = config.preview == .terminal ? TerminalScreen(legend: Buttons.legend(config)) : nil
+        let preview = config.preview == .terminal ? TerminalScreen(legend: config.demoLegend) : nil
         panel = try Panel(env, config: config, preview: preview)
-        buttons = try Buttons(env, config: config)
-        chime = Chime(env, config: config)
-        clockWatch = ClockWatch(env, loop: loop)
-        night = NightMode(env, config: config, panel: panel)
-        systemd = Systemd()
-        let network = try NetworkParts.make(config, env, restoring: loaded.slices[SavedLedger.key] as? SavedLedger)
-        let web = try WebPage.make(config, env)
-        // The socket last: a start-up failure above leaves no socket file behind.
-        let clients = try Clients(env, config: config, socket: paths.socket)
-        parts = [buttons, clockWatch, chime, night, clients] + web + network + [systemd]
+        parts = try PartRegistry.build(PartBuild(config: config, env: env, paths: paths, slices: loaded.slices))
 
-        restoreTimeline(loaded)
-        for p in parts { p.restored(book.activities, now: env.clock.now()) }
         do { try wire() }
         catch { throw DaemonStartError("\(error)", status: 71) }
+        restoreTimeline(loaded)
+        let restored = Restored(activities: book.activities, now: env.clock.now(), savedAt: loaded.savedAt)
+        for p in parts { p.restored(restored) }
         log.info("serving \(paths.socket), state in \(paths.stateDir), panel \(config.bus) \(config.controller.rawValue) \(config.width)x\(config.height)"
                  + parts.compactMap(\.summary).map { ", \($0)" }.joined())
     }
@@ -108,23 +94,16 @@ public final class Daemon {
 
     /// The restart rule (docs/DAEMON.md, "Time"): in the same boot the time since the save is
     /// CLOCK_BOOTTIME's, whatever the wall clock says; after a reboot only the wall clock is
-    /// left, and while it is behind the save, time stands at the save.
+    /// left (a clock behind the save is the clock watch's, `restored`).
     private func restoreTimeline(_ loaded: LoadedState) {
         let clock = env.clock
-        if let saved = loaded.timeline, let id = loaded.bootID, id == BootID.current {
-            if let why = clock.refusal(toContinue: saved) {
-                env.log.warning("restarted in the same boot, but the timeline does not continue from the last save: \(why)")
-            } else {
-                let skew = env.loopClock.wallMilliseconds().subtractingReportingOverflow(clock.now().milliseconds).partialValue
-                if skew > 2000 || skew < -2000 {
-                    env.log.notice("restarted in the same boot: timers continue from the last save by the boot clock; the wall clock differs from that by \(skew / 1000) s")
-                }
-            }
-        }
-        let now = clock.now()
-        if let savedAt = loaded.savedAt, now < savedAt, !book.activities.isEmpty {
-            for id in clockWatch.fellBehind(savedAt: savedAt, now: now, timers: book.activities.map(\.timerID)) {
-                perform(.markStale, timer: id)
+        guard let saved = loaded.timeline, let id = loaded.bootID, id == BootID.current else { return }
+        if let why = clock.refusal(toContinue: saved) {
+            env.log.warning("restarted in the same boot, but the timeline does not continue from the last save: \(why)")
+        } else {
+            let skew = env.loopClock.wallMilliseconds().subtractingReportingOverflow(clock.now().milliseconds).partialValue
+            if skew > 2000 || skew < -2000 {
+                env.log.notice("restarted in the same boot: timers continue from the last save by the boot clock; the wall clock differs from that by \(skew / 1000) s")
             }
         }
     }
@@ -143,7 +122,7 @@ public final class Daemon {
     }
 
     private func reloadConfig() {
-        systemd.reloading()
+        for p in parts { p.lifecycle(.reloading) }
         let nowMs = env.mono.milliseconds
         do {
             let new = try lifecycle.reload()
@@ -151,7 +130,8 @@ public final class Daemon {
             config = kept
             env.log.threshold = kept.logLevel
             panel.reload(kept)
-            for p in parts { p.reload(kept) }
+            let partConfig = PartConfig(sections: kept.parts, core: [kept])
+            for p in parts { p.reload(partConfig) }
             turn.redraw = true
             env.log.limited(.notice, topic: "reloaded", intervalMs: 10_000, nowMs: nowMs,
                             "configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
@@ -160,7 +140,8 @@ public final class Daemon {
             env.log.limited(.error, topic: "reload", intervalMs: 10_000, nowMs: nowMs, distinct: true,
                             "configuration not reloaded, the old one stays in force: \(error)")
         }
-        systemd.reloaded(status: statusText())
+        let status = statusText()
+        for p in parts { p.lifecycle(.reloaded(status: status)) }
     }
 
     /// The demo's keys: `q` quits, `w` starts a stopwatch, a button's letter presses it.
@@ -181,7 +162,7 @@ public final class Daemon {
                 var s = StartRequest()
                 s.stopwatch = true
                 perform(.start(s.attributes(timer: nil, defaults: config.session)), timer: nil)
-            default: buttons.pressKey(key)
+            default: for p in parts { p.demoKey(key) }
             }
         }
     }

@@ -14,6 +14,9 @@ struct TurnState {
     var snapshot: ControlResponse?
     /// Something changed what the panel shows: the frame is drawn at the end of the turn.
     var redraw = false
+    /// The start-up catch-up: the events that fell due while the daemon was down (nothing
+    /// sounds for them).
+    var catchingUp = false
     /// The instant the last turn judged its frame with: the next wake-up is planned from it. A
     /// later reading would let a second that came due while the turn ended pass undrawn (the
     /// turn found it not yet due, the plan found it already past: a 2 s gap on the panel).
@@ -28,17 +31,19 @@ struct TurnState {
 extension Daemon {
     /// Runs until SIGTERM or SIGINT; returns the exit status.
     public func run() -> Int32 {
+        // What the parts ask of the panel (night mode's contrast) goes in its init sequence.
+        _ = lent()
         // Find out once whether a panel answers, so READY means "serving, panel known".
         panel.bringUp(mono: env.mono)
         // Catching up with what fell due while the daemon was down: those moments have passed,
         // so they do not chime now (a restart an hour after a session must not beep).
-        chime.quiet = true
+        turn.catchingUp = true
         turn.redraw = true
         advanceTime()
         finishTurn()
         book.store.loadFinished()   // the first frame is drawn: the state file did not crash the start
-        chime.quiet = false
-        systemd.ready(status: statusText(), mono: env.mono)
+        let ready = LifecycleEvent.ready(status: statusText(), mono: env.mono)
+        for p in parts { p.lifecycle(ready) }
         while lifecycle.running {
             prepareToWait()
             do { try loop.turn(immediately: parts.contains { $0.hasBacklog }) } catch {
@@ -61,7 +66,15 @@ extension Daemon {
     }
 
     /// What every part sees of the turn.
-    var view: TurnView { TurnView(activities: book.activities, now: now, mono: env.mono) }
+    var view: TurnView { TurnView(activities: book.activities, now: now, mono: env.mono, catchingUp: turn.catchingUp) }
+
+    /// What the parts lend one another this turn; what they ask of the panel goes to it now.
+    func lent() -> TurnValues {
+        var values = TurnValues()
+        for p in parts { p.lend(to: &values) }
+        if let ask = values[PanelAsk.self] { panel.take(ask) }
+        return values
+    }
 
     /// One turn's work after the handlers ran: each part's own time, time's own changes, then
     /// the outcome.
@@ -86,6 +99,7 @@ extension Daemon {
     /// ready and the watchers' change; the network; systemd; then the durable write.
     func finishTurn() {
         let now = self.now
+        let values = lent()
         if turn.redraw || panel.isDue(book.activities, now: now, mono: env.mono) { refreshDisplay(now: now) }
         let view = self.view
         releaseAnswers()
@@ -94,8 +108,6 @@ extension Daemon {
             change = snapshot()
             change?.event = "change"
         }
-        var values = TurnValues()
-        for p in parts { p.lend(to: &values) }
         let outcome = TurnOutcome(view: view, change: change, statusText: statusText(), picture: panel, values: values)
         for p in parts { p.publish(outcome) }
         for p in parts { p.save(into: book) }
@@ -130,7 +142,7 @@ extension Daemon {
     /// records before the bridge says offline and disconnects; the socket closes last but one);
     /// the last save stamps the stop (the restart rule measures from it).
     func shutdown() {
-        systemd.stopping()
+        for p in parts { p.lifecycle(.stopping) }
         for p in parts { p.save(into: book) }
         book.finishWrites()
         takeWriteCompletions()

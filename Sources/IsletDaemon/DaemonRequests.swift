@@ -135,6 +135,9 @@ extension Daemon: Inbox {
     }
 
     private func handle(_ req: ControlRequest) throws(ProtocolError) -> Reply {
+        // The ops a part owns (`press`, `brightness`) are its to answer.
+        let view = self.view
+        for p in parts { if let r = try p.answer(req, view) { return r } }
         switch req.op {
         case .verb(let verb):
             if verb == .start { try IconCheck.check(req.start.icon) }
@@ -143,19 +146,13 @@ extension Daemon: Inbox {
         case .status: return .later(PendingAnswer(shape: .status(timer: req.timer)))
         // Over MQTT the activity topics are the stream: the answer is the snapshot alone.
         case .watch: return .later(PendingAnswer(shape: .watch))
-        case .press:
-            let edges = try buttons.press(req.button ?? "", holdMilliseconds: UInt64(req.holdMilliseconds))
-            return .later(PendingAnswer(shape: .press(pressMicroseconds: edges.pressNanoseconds / 1000,
-                                                      releaseMicroseconds: edges.releaseNanoseconds / 1000)))
+        case .press, .brightness:
+            throw ProtocolError("not_supported", "no part of this daemon answers \(req.op)")
         case .testPattern:
             panel.showTestPattern(seconds: req.patternSeconds)
             env.log.info(req.patternSeconds == 0 ? "test pattern ended" : "test pattern for \(req.patternSeconds) s")
             announce()
             return .later(PendingAnswer())
-        case .brightness:
-            night.request(req.brightness)
-            announce()
-            return .later(PendingAnswer(shape: .status(timer: nil)))
         }
     }
 

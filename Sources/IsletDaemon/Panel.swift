@@ -23,9 +23,9 @@ final class Panel {
     private(set) var ready = false
     private var backoff = Backoff(initialMs: 250, maximumMs: 8000)
     /// The frame last rendered from a scene, and the scene and shift it shows.
-    private var rendered: (scene: Scene, shift: (dx: Int, dy: Int), frame: Bitmap)?
+    private var rendered: Rendered?
     /// The schedule's last answer and what it was computed for.
-    private var wake: (activities: [Activity], policy: PresentationPolicy, at: Instant?)?
+    private var wake: Wake?
     private let preview: TerminalScreen?
     private(set) var counters = Counters()
     /// A frame was skipped (a display joining its group holds them): the next turn draws.
@@ -34,7 +34,7 @@ final class Panel {
     private(set) var pictureVersion = 0
     /// The last scene decided, and what it was decided from: an answer, the watchers' change
     /// and the frame of one turn share it.
-    private var decided: (activities: [Activity], policy: PresentationPolicy, now: Instant, scene: Scene?)?
+    private var decided: Decided?
 
     /// What the panel takes from the configuration (size at start; the rest reloads).
     struct Settings {
@@ -44,12 +44,15 @@ final class Panel {
         var onExit: ExitDisplay
         /// 81h by day: `[display] contrast`, else the module's own (the controller table's).
         let dayContrast: UInt8
+        /// 81h in force: the day's until a part asks otherwise (night mode).
+        var contrast: UInt8
         init(_ c: DaemonConfig, model: PanelModel) {
             width = c.width
             height = c.height
             pixelShiftMinutes = c.pixelShiftMinutes
             onExit = c.onExit
             dayContrast = c.contrast ?? model.contrast
+            contrast = dayContrast
         }
     }
 
@@ -93,7 +96,6 @@ final class Panel {
     }
 
     var displayIsOn: Bool { output.displayIsOn }
-    var dayContrast: UInt8 { settings.dayContrast }
     var visibleImage: PanelImage? { output.visibleImage }
     var readsKeys: Bool { preview?.readsKeys ?? false }
 
@@ -112,7 +114,7 @@ final class Panel {
         if let d = decided, d.now == now, d.policy == policy, d.activities == activities { return d.scene }
         let scene = policy.scene(of: activities, now: now)
         counters.scenes += 1
-        decided = (activities, policy, now, scene)
+        decided = Decided(activities: activities, policy: policy, now: now, scene: scene)
         return scene
     }
 
@@ -131,13 +133,17 @@ final class Panel {
 
     /// Sends 81h alone, no redraw (the night part at a boundary). A panel that fails is retried
     /// as after any bus error, and comes back with this contrast.
-    func setContrast(_ value: UInt8) {
-        do { counters.busBytes += try output.setContrast(value) }
+    /// What a part asks of the panel (night mode): a changed contrast goes out as one 81h
+    /// command, no redraw (before the panel is up, its init sequence carries it); dark idle
+    /// is the policy's.
+    func take(_ ask: PanelAsk) {
+        policy.darkWhenIdle = ask.darkWhenIdle
+        let contrast = ask.contrast ?? settings.dayContrast
+        guard contrast != settings.contrast else { return }
+        settings.contrast = contrast
+        do { counters.busBytes += try output.setContrast(contrast) }
         catch { failed(error, mono: env.mono) }
     }
-
-    /// Night mode's `night_idle = dark`: a panel with nothing running shows nothing.
-    func setDarkWhenIdle(_ dark: Bool) { policy.darkWhenIdle = dark }
 
     /// Shows the test pattern for `seconds` (0 ends it).
     func showTestPattern(seconds: Int) {
@@ -208,7 +214,7 @@ final class Panel {
         }
         updatePreview(status)
         // With the frame on the bus: the schedule, from the frame just drawn (not drawn again).
-        if scene != nil, !pattern { _ = nextFrameChange(activities, now: now) } else { wake = (activities, policy, nil) }
+        if scene != nil, !pattern { _ = nextFrameChange(activities, now: now) } else { wake = Wake(activities: activities, policy: policy, at: nil) }
         return patternEnded
     }
 
@@ -225,7 +231,7 @@ final class Panel {
         options.shift = shift
         renderer.render(scene, options: options, into: &frame)
         counters.renders += 1
-        rendered = (scene, shift, frame)
+        rendered = Rendered(scene: scene, shift: shift, frame: frame)
         return frame
     }
 
@@ -288,7 +294,7 @@ final class Panel {
             renderer.render(scene, options: options, into: &frame)
             return frame
         }
-        wake = (activities, policy, at)
+        wake = Wake(activities: activities, policy: policy, at: at)
         return at
     }
 
@@ -298,5 +304,29 @@ final class Panel {
         if settings.onExit == .off, ready, output.displayIsOn { _ = try? output.setDisplay(on: false) }
         (output as? DriverPanel)?.stopCapture()
         preview?.restore()
+    }
+}
+
+extension Panel {
+    /// The frame last rendered from a scene, and the scene and shift it shows.
+    struct Rendered {
+        var scene: Scene
+        var shift: (dx: Int, dy: Int)
+        var frame: Bitmap
+    }
+
+    /// The schedule's last answer and what it was computed for.
+    struct Wake {
+        var activities: [Activity]
+        var policy: PresentationPolicy
+        var at: Instant?
+    }
+
+    /// The last scene decided, and what it was decided from.
+    struct Decided {
+        var activities: [Activity]
+        var policy: PresentationPolicy
+        var now: Instant
+        var scene: Scene?
     }
 }

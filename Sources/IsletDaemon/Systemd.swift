@@ -8,10 +8,16 @@ final class Systemd: DaemonPart {
     private var nextWatchdog: MonotonicInstant?
     private var lastStatus = ""
 
-    func ready(status: String, mono: MonotonicInstant) {
-        if let w = notifier.watchdogIntervalMs { nextWatchdog = mono.adding(milliseconds: w) }
-        lastStatus = status
-        notifier.ready(status: status)
+    func lifecycle(_ event: LifecycleEvent) {
+        switch event {
+        case .ready(let status, let mono):
+            if let w = notifier.watchdogIntervalMs { nextWatchdog = mono.adding(milliseconds: w) }
+            lastStatus = status
+            notifier.ready(status: status)
+        case .reloading: notifier.reloading()
+        case .reloaded(let status): notifier.send("READY=1\nSTATUS=\(status)")
+        case .stopping: notifier.stopping()
+        }
     }
 
     func status(_ s: String) {
@@ -19,10 +25,6 @@ final class Systemd: DaemonPart {
         lastStatus = s
         notifier.status(s)
     }
-
-    func reloading() { notifier.reloading() }
-    func reloaded(status: String) { notifier.send("READY=1\nSTATUS=\(status)") }
-    func stopping() { notifier.stopping() }
 
     var nextDeadline: MonotonicInstant? { nextWatchdog }
 

@@ -18,7 +18,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     /// What the broker holds retained for each timer, as published in this connection.
     private var published: [String: Activity] = [:]
     /// The timers announced in this connection, and whether the device's own entity (the pill's image) is.
-    private var announced: (timers: Set<String>, device: Bool) = ([], false)
+    private var announced = Announced()
     /// Answers waiting for their change to be durable, in arrival order.
     private var held: [(pending: PendingAnswer, id: String?, correlation: [UInt8]?)] = []
     private var ledger = RequestLedger()
@@ -26,7 +26,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     /// What keeps a flood from the broker bounded (docs/MQTT.md "Threat model and bounds").
     private var guards = Guards()
     /// This process's token on the instance topic, and when it first connected (wall ms).
-    private var instance = (token: String(UInt64.random(in: 1...UInt64.max), radix: 16), firstConnectedWallMs: Int64?.none)
+    private var instance = Instance()
     private weak var inbox: (any Inbox)?
     /// What the bridge needs of the configuration: the timers Home Assistant keeps by default.
     private var defaultTimers: [String]
@@ -35,7 +35,24 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     /// The panel's picture, and what of it goes to Home Assistant's image.
     private var pill = PillImage()
     /// Night mode and the contrast: the latest, and what the broker holds retained (this connection).
-    private var brightness: (latest: [UInt8]?, published: [UInt8]?)
+    private var brightness = Retained()
+
+    private struct Announced {
+        var timers: Set<String> = []
+        var device = false
+    }
+
+    /// This run's token on the instance topic, and when it first connected (wall clock).
+    private struct Instance {
+        let token = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+        var firstConnectedWallMs: Int64?
+    }
+
+    /// A retained payload: the latest, and what the broker holds.
+    private struct Retained {
+        var latest: [UInt8]?
+        var published: [UInt8]?
+    }
 
     private struct Guards {
         /// Commands done at most 20 a second (a burst of 40); the rest are dropped and counted.
@@ -65,7 +82,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
         [config.session.attributes.timerID] + config.buttonConfig.map.bindings.compactMap(\.timerID)
     }
 
-    package func reload(_ config: DaemonConfig) { defaultTimers = Self.defaultTimers(config) }
+    package func reload(_ config: PartConfig) { if let c = config[DaemonConfig.self] { defaultTimers = Self.defaultTimers(c) } }
 
     package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
         self.inbox = inbox
@@ -84,7 +101,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
             guards.lastAnnounce = turn.mono
             guard link.isUp else { return }
             env.log.info("mqtt: Home Assistant is online; announcing again")
-            announced = ([], false)
+            announced = Announced()
             announce(turn.activities)
         }
         if let due = pill.due, turn.mono >= due { publishPicture() }
@@ -121,7 +138,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     package func linkLost() {
         // A new connection publishes everything again.
         published = [:]
-        announced = ([], false)
+        announced = Announced()
         brightness.published = nil
     }
 

@@ -35,13 +35,13 @@ package final class MQTTLink {
     private var fd: Descriptor?
     package private(set) var report: Report
     /// When to try again, and when the attempt under way on the connector's thread must finish.
-    private var attempt = (backoff: Backoff(initialMs: 1000, maximumMs: 60_000), deadline: MonotonicInstant?.none)
+    private var attempt = Attempt()
     /// libmosquitto's keep-alive step is due `keepalive` after the last packet sent.
     private var lastSent: MonotonicInstant
     /// Topic of each SUBSCRIBE and QoS 1 publish not acknowledged yet, to name a refusal.
     private var inFlight: [Int32: String] = [:]
     /// Publishes, and the bytes of topic and payload they carried (for `make bench`).
-    package private(set) var traffic = (publishes: 0, bytes: 0)
+    package private(set) var traffic = Traffic()
     /// The parts riding the link, in the order they listened (held weakly: they hold the link).
     private var listeners: [Listener] = []
     /// Messages read and not handed to a listener yet: at most `messagesPerTurn` go each turn,

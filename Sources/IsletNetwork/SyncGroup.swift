@@ -73,9 +73,9 @@ package final class SyncGroup: DaemonPart, MQTTLinkListener {
 
     /// Activities this display holds that the group has no record of (made before `[sync]`
     /// was set, or while its ledger was lost) join the group as changes of this display.
-    package func restored(_ activities: [Activity], now: Instant) {
-        for a in activities where ledger.record(for: a.timerID) == nil {
-            recordLocal(a.timerID, activity: a, expandedUntil: nil, now: now)
+    package func restored(_ restored: Restored) {
+        for a in restored.activities where ledger.record(for: a.timerID) == nil {
+            recordLocal(a.timerID, activity: a, expandedUntil: nil, now: restored.now)
         }
     }
 

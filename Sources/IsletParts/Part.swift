@@ -1,5 +1,5 @@
 import IsletClock
-import IsletConfig
+import IsletSettings
 import IsletSystem
 import IsletProtocol
 import IsletCore
@@ -8,11 +8,12 @@ import IsletStore
 /// One part of the daemon (docs/ARCHITECTURE.md "Parts"): a source of inputs (descriptors in
 /// the loop's table, deadlines), a sink of changes, or both. The daemon holds its parts as a
 /// list and runs every step below as a loop over it, in the list's order; a part meets only
-/// what it needs, the rest has defaults. A new capability is one type that meets this and one
-/// entry in `Daemon.parts`.
+/// what it needs, the rest has defaults. A new capability is one folder and one line in the
+/// daemon's registry (docs/ARCHITECTURE.md "Adding a part").
 package protocol DaemonPart: AnyObject {
-    /// The activities restored from the state file, before the loop starts.
-    func restored(_ activities: [Activity], now: Instant)
+    /// The activities restored from the state file, once every part is attached and before the
+    /// loop starts; what it asks for goes to the inbox it was given.
+    func restored(_ restored: Restored)
     /// A few words for the start-up line of the log ("in sync group …"), if it has any.
     var summary: String? { get }
     /// Puts its descriptors in the loop's table; what it hears goes to `inbox`, as values.
@@ -38,7 +39,14 @@ package protocol DaemonPart: AnyObject {
     /// What it adds to `status`.
     func report(into status: inout DaemonStatus, _ turn: TurnView)
     /// A reloaded configuration: the part takes its own settings from it.
-    func reload(_ config: DaemonConfig)
+    func reload(_ config: PartConfig)
+    /// A request of an op this part owns (`press`, `brightness`): its answer; nil when the op is
+    /// not its own. Refusals are thrown.
+    func answer(_ request: ControlRequest, _ turn: TurnView) throws(ProtocolError) -> Reply?
+    /// The service's lifecycle (readiness, reloads, the stop), for the service manager.
+    func lifecycle(_ event: LifecycleEvent)
+    /// A key of the demo's terminal that the daemon does not use itself.
+    func demoKey(_ key: Character)
     /// Whether the panel must wait (a display joining its group shows nothing until it has
     /// the group's state).
     var holdsFrames: Bool { get }
@@ -52,7 +60,7 @@ package protocol DaemonPart: AnyObject {
 }
 
 extension DaemonPart {
-    package func restored(_ activities: [Activity], now: Instant) {}
+    package func restored(_ restored: Restored) {}
     package var summary: String? { nil }
     package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {}
     package func afterEvents(_ turn: TurnView) {}
@@ -64,7 +72,10 @@ extension DaemonPart {
     package func publish(_ outcome: TurnOutcome) {}
     package func releaseAnswers(_ answers: Answers) {}
     package func report(into status: inout DaemonStatus, _ turn: TurnView) {}
-    package func reload(_ config: DaemonConfig) {}
+    package func reload(_ config: PartConfig) {}
+    package func answer(_ request: ControlRequest, _ turn: TurnView) throws(ProtocolError) -> Reply? { nil }
+    package func lifecycle(_ event: LifecycleEvent) {}
+    package func demoKey(_ key: Character) {}
     package var holdsFrames: Bool { false }
     package var timeStands: Bool { false }
     package func save(into state: any SavedBeside) {}
@@ -122,11 +133,67 @@ package struct TurnView {
     package let activities: [Activity]
     package let now: Instant
     package let mono: MonotonicInstant
+    /// The start-up catch-up: the changes are events that fell due while the daemon was down
+    /// (their moments have passed: nothing sounds for them).
+    package let catchingUp: Bool
 
-    package init(activities: [Activity], now: Instant, mono: MonotonicInstant) {
+    package init(activities: [Activity], now: Instant, mono: MonotonicInstant, catchingUp: Bool = false) {
         self.activities = activities
         self.now = now
         self.mono = mono
+        self.catchingUp = catchingUp
+    }
+}
+
+/// What the state file gave back at start, for every part.
+package struct Restored {
+    package let activities: [Activity]
+    package let now: Instant
+    /// The timeline instant of the last save (nil: no file).
+    package let savedAt: Instant?
+
+    package init(activities: [Activity], now: Instant, savedAt: Instant?) {
+        self.activities = activities
+        self.now = now
+        self.savedAt = savedAt
+    }
+}
+
+/// The configuration as a part reads it on a reload: each part's own section by its settings
+/// type, and the core's settings (`DaemonConfig`, read by the parts that know it) by type.
+package struct PartConfig {
+    package let sections: PartSections
+    private let core: [ObjectIdentifier: any Sendable]
+
+    package init(sections: PartSections, core: [any Sendable]) {
+        self.sections = sections
+        var c: [ObjectIdentifier: any Sendable] = [:]
+        for v in core { c[ObjectIdentifier(type(of: v))] = v }
+        self.core = c
+    }
+
+    package subscript<T: Sendable>(_ type: T.Type) -> T? { core[ObjectIdentifier(type)] as? T }
+}
+
+/// The service's lifecycle, as the service manager learns it.
+package enum LifecycleEvent {
+    /// Serving, the panel known; `status` is the one-line state.
+    case ready(status: String, mono: MonotonicInstant)
+    case reloading
+    case reloaded(status: String)
+    case stopping
+}
+
+/// What a part asks of the panel for this turn (night mode): a contrast (nil: the module's day
+/// contrast) and whether a panel with nothing running shows nothing. The core sends a changed
+/// contrast as one 81h command, no redraw.
+package struct PanelAsk: Equatable {
+    package var contrast: UInt8?
+    package var darkWhenIdle: Bool
+
+    package init(contrast: UInt8?, darkWhenIdle: Bool) {
+        self.contrast = contrast
+        self.darkWhenIdle = darkWhenIdle
     }
 }
 

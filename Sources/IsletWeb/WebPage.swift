@@ -354,8 +354,8 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
                                requests: counters.requests, refused: counters.refused))
     }
 
-    package func reload(_ config: DaemonConfig) {
-        if config.parts[WebSettings.self] != settings {
+    package func reload(_ config: PartConfig) {
+        if config.sections[WebSettings.self] != settings {
             env.log.notice("web: [web] changed; the page takes its new settings at the next restart (systemctl restart isletd)")
         }
     }

@@ -14,16 +14,16 @@ import IsletConfig
     }
 
     @Test func defaultsAreNoNightTheDimmestContrastAndDark() throws {
-        let c = try load("")
-        #expect(c.night == nil && c.nightContrast == 0 && c.nightIdle == .dark)
+        let c = try #require(try load("").parts[NightSettings.self])
+        #expect(c.window == nil && c.contrast == 0 && c.idle == .dark)
     }
 
     @Test func valuesAreTaken() throws {
-        let c = try load("night = 22:30-07:00\nnight_contrast = 16\nnight_idle = on\n")
-        #expect(c.night == NightWindow(start: 22 * 60 + 30, end: 7 * 60))
-        #expect(c.nightContrast == 16 && c.nightIdle == .on)
-        #expect(try load("night = off\n").night == nil)
-        #expect(try load("night = \"01:00-05:00\"\n").night == NightWindow(start: 60, end: 300))
+        let c = try #require(try load("night = 22:30-07:00\nnight_contrast = 16\nnight_idle = on\n").parts[NightSettings.self])
+        #expect(c.window == NightWindow(start: 22 * 60 + 30, end: 7 * 60))
+        #expect(c.contrast == 16 && c.idle == .on)
+        #expect(try load("night = off\n").parts[NightSettings.self]?.window == nil)
+        #expect(try load("night = \"01:00-05:00\"\n").parts[NightSettings.self]?.window == NightWindow(start: 60, end: 300))
     }
 
     @Test(arguments: [
@@ -51,7 +51,8 @@ import IsletConfig
         let old = try load("night = 22:30-07:00\n")
         let new = try load("night = 23:00-06:00\nnight_contrast = 9\nnight_idle = on\n")
         let (kept, waiting) = old.reloaded(with: new)
-        #expect(kept.night == new.night && kept.nightContrast == 9 && kept.nightIdle == .on)
+        let night = try #require(kept.parts[NightSettings.self])
+        #expect(night == new.parts[NightSettings.self] && night.contrast == 9 && night.idle == .on)
         #expect(waiting.isEmpty)
     }
 }

@@ -27,6 +27,18 @@ struct DaemonPartsTests {
         }
     }
 
+    @Test("a tuple counts as its elements, set or nil; a named struct as one field")
+    func tuplesCountTheirElements() {
+        struct Named { var a = 1, b = 2, c = 3 }
+        let set: (Int, String, Bool)? = (1, "", true)
+        let unset: (a: Int, b: (Int, Int), c: [Int: Int])? = nil
+        #expect(InProcessDaemon.fieldCount((1, 2, 3, 4, 5)) == 5)
+        #expect(InProcessDaemon.fieldCount(set as Any) == 3)
+        #expect(InProcessDaemon.fieldCount(unset as Any) == 3)
+        #expect(InProcessDaemon.fieldCount(Named()) == 1)
+        #expect(InProcessDaemon.fieldCount(Optional<Int>.none as Any) == 1)
+    }
+
     @Test("without [mqtt] and [web] there is no network part at all")
     func noNetworkWithoutMQTT() throws {
         let d = try InProcessDaemon()

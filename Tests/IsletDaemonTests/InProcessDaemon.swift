@@ -96,12 +96,36 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
                 // Only the daemon's own modules: the libraries below it have rules of their own.
                 let modules = ["IsletDaemon.", "IsletParts.", "IsletNetwork.", "IsletWeb."]
                 guard let module = modules.first(where: { name.hasPrefix($0) }) else { return }
-                found.append((String(name.dropFirst(module.count)), mirror.children.count))
+                // A tuple is a struct in disguise: each of its elements counts as a field.
+                found.append((String(name.dropFirst(module.count)), mirror.children.reduce(0) { $0 + Self.fieldCount($1.value) }))
             }
             for child in mirror.children { visit(child.value, depth: depth + 1) }
         }
         visit(daemon, depth: 0)
         return found
+    }
+
+    /// How many fields a stored value is: a tuple's elements (an optional tuple's, set or not),
+    /// else one.
+    static func fieldCount(_ value: Any) -> Int {
+        let m = Mirror(reflecting: value)
+        if m.displayStyle == .tuple { return max(1, m.children.count) }
+        guard m.displayStyle == .optional else { return 1 }
+        if let some = m.children.first { return fieldCount(some.value) }
+        // nil: the elements are read from the type's name, "Optional<(a: A, b: (B, C))>".
+        let name = String(describing: type(of: value))
+        guard name.hasPrefix("Optional<("), name.hasSuffix(")>") else { return 1 }
+        var depth = 0
+        var elements = 1
+        for c in name.dropFirst("Optional<(".count).dropLast(2) {
+            switch c {
+            case "(", "<", "[": depth += 1
+            case ")", ">", "]": depth -= 1
+            case "," where depth == 0: elements += 1
+            default: break
+            }
+        }
+        return elements
     }
 
     /// The panel's counters (scenes decided, frames rendered, frames sent), read by reflection

@@ -3,18 +3,11 @@ import IsletSystem
 import IsletProtocol
 import IsletCore
 import IsletConfig
-
-/// What night mode asks of the panel: 81h alone, and whether idle means dark.
-protocol NightPanel: AnyObject {
-    var dayContrast: UInt8 { get }
-    func setContrast(_ value: UInt8)
-    func setDarkWhenIdle(_ dark: Bool)
-}
-
-extension Panel: NightPanel {}
+import IsletSettings
 
 /// Night mode (`[display] night`, docs/DISPLAY.md "Night"): at each boundary of the window the
-/// panel gets the night's or the day's contrast as one 81h command, no redraw; with
+/// panel gets the night's or the day's contrast as one 81h command, no redraw (asked of the
+/// core through the turn's values, `PanelAsk`); with
 /// `night_idle = dark` a panel with nothing running is switched off at night. A `brightness`
 /// request overrides both until the next boundary. Its one deadline is that boundary, so the
 /// loop wakes no more often at night than by day.
@@ -23,17 +16,18 @@ extension Panel: NightPanel {}
 /// time that NTP steps later; the timers' timeline does not follow that step, the night must.
 final class NightMode: DaemonPart {
     private let env: PartEnvironment
-    private let panel: any NightPanel
-    private var settings: Settings
+    private var settings: NightSettings
+    /// The module's own contrast by day (`[display] contrast`, else the controller table's).
+    private var dayContrast: UInt8
     private let host: HostZone
     /// The schedule's answer, and the wall instant it was worked out at.
     private var scheduled: (night: Bool, next: Instant?, at: Instant?) = (false, nil, nil)
     /// A `brightness` request, in force until the boundary after it.
     private var override: Override?
-    /// The contrast in force (what `status` says), and what the panel was last given: a value
+    /// The contrast in force (what `status` says), and what the panel is asked for: a value
     /// held by the rate limit follows within a quarter of a second.
     private var wanted: UInt8?
-    private var applied: (contrast: UInt8?, dark: Bool) = (nil, false)
+    private var asked = PanelAsk(contrast: nil, darkWhenIdle: false)
     /// Contrast writes: 4 a second, a burst of 8; a request past that is held, the latest value
     /// sent when the bucket refills (docs/RELIABILITY.md).
     private var writes = RateLimit(perSecond: NightMode.writesPerSecond, burst: NightMode.writeBurst)
@@ -44,17 +38,6 @@ final class NightMode: DaemonPart {
     static let writesPerSecond: Int64 = 4
     static let writeBurst: Int64 = 8
 
-    struct Settings {
-        var window: NightWindow?
-        var contrast: UInt8
-        var idle: NightIdle
-        init(_ c: DaemonConfig) {
-            window = c.night
-            contrast = c.nightContrast
-            idle = c.nightIdle
-        }
-    }
-
     struct Override {
         var night: Bool?
         var contrast: UInt8?
@@ -62,17 +45,22 @@ final class NightMode: DaemonPart {
         var until: Instant?
     }
 
-    init(_ env: PartEnvironment, config: DaemonConfig, panel: any NightPanel, zone: HostZone = .load()) {
+    init(_ env: PartEnvironment, config: DaemonConfig, zone: HostZone = .load()) {
         self.env = env
-        self.panel = panel
-        settings = Settings(config)
+        settings = config.parts[NightSettings.self] ?? NightSettings()
+        dayContrast = Self.dayContrast(config)
         host = zone
-        if let problem = zone.problem, config.night != nil { env.log.warning(problem) }
+        if let problem = zone.problem, settings.window != nil { env.log.warning(problem) }
+    }
+
+    /// The validated config always names a known module; 0x7F (the SSD1306's reset value) otherwise.
+    private static func dayContrast(_ c: DaemonConfig) -> UInt8 {
+        c.contrast ?? (try? c.panelModel(origin: "[display]"))?.contrast ?? 0x7F
     }
 
     var summary: String? { settings.window.map { "night \($0) (\(host.name))" } }
 
-    func restored(_ activities: [Activity], now: Instant) {
+    func restored(_ restored: Restored) {
         // Before the panel comes up: its init sequence then carries the right contrast.
         evaluate(mono: env.mono)
     }
@@ -83,14 +71,23 @@ final class NightMode: DaemonPart {
 
     var nextDeadline: MonotonicInstant? { [deadline, retryAt].compactMap { $0 }.min() }
 
-    func reload(_ config: DaemonConfig) {
-        settings = Settings(config)
+    func reload(_ config: PartConfig) {
+        settings = config.sections[NightSettings.self] ?? NightSettings()
+        if let c = config[DaemonConfig.self] { dayContrast = Self.dayContrast(c) }
         scheduled.at = nil
         evaluate(mono: env.mono)
     }
 
-    /// `brightness`: a contrast, night mode on or off, or both, until the next boundary. Night
-    /// mode named alone brings that mode's own contrast back.
+    /// `brightness` is night mode's op: the answer is the status, at the end of the turn.
+    func answer(_ request: ControlRequest, _ turn: TurnView) throws(ProtocolError) -> Reply? {
+        guard request.op == .brightness else { return nil }
+        self.request(request.brightness)
+        inbox?.post(.displayChanged)
+        return .later(PendingAnswer(shape: .status(timer: nil)))
+    }
+
+    /// A contrast, night mode on or off, or both, until the next boundary. Night mode named
+    /// alone brings that mode's own contrast back.
     func request(_ b: BrightnessRequest) {
         let mono = env.mono
         evaluate(mono: mono)
@@ -127,20 +124,18 @@ final class NightMode: DaemonPart {
         }
         deadline = scheduled.next.map { mono.adding(milliseconds: max(0, $0.milliseconds - wall.milliseconds)) }
         let night = override?.night ?? scheduled.night
-        let contrast = override?.contrast ?? (night ? settings.contrast : panel.dayContrast)
+        let contrast = override?.contrast ?? (night ? settings.contrast : dayContrast)
         let dark = night && settings.idle == .dark
         wanted = contrast
         var changed = false
-        if dark != applied.dark {
-            panel.setDarkWhenIdle(dark)
-            applied.dark = dark
+        if dark != asked.darkWhenIdle {
+            asked.darkWhenIdle = dark
             changed = true
         }
         retryAt = nil
-        if contrast != applied.contrast {
+        if contrast != asked.contrast ?? dayContrast {
             if writes.take(at: mono) {
-                panel.setContrast(contrast)
-                applied.contrast = contrast
+                asked.contrast = contrast
                 changed = true
             } else {
                 retryAt = mono.adding(milliseconds: 1000 / Self.writesPerSecond)
@@ -152,13 +147,17 @@ final class NightMode: DaemonPart {
 
     var status: NightStatus {
         let night = override?.night ?? scheduled.night
-        return NightStatus(night: night, contrast: Int(wanted ?? panel.dayContrast), source: override == nil ? "schedule" : "override",
+        return NightStatus(night: night, contrast: Int(wanted ?? dayContrast), source: override == nil ? "schedule" : "override",
                            window: settings.window?.description, nextBoundary: scheduled.next,
                            idle: settings.idle.rawValue, zone: host.name)
     }
 
     func report(into status: inout DaemonStatus, _ turn: TurnView) { status.set("night", self.status) }
 
-    /// Home Assistant's contrast and night entities read it.
-    func lend(to values: inout TurnValues) { values[NightStatus.self] = status }
+    /// The panel's contrast and dark idle for the core; Home Assistant's contrast and night
+    /// entities read the status.
+    func lend(to values: inout TurnValues) {
+        values[PanelAsk.self] = asked
+        values[NightStatus.self] = status
+    }
 }
