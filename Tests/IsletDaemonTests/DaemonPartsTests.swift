@@ -1,3 +1,5 @@
+import IsletProtocol
+import Foundation
 import Testing
 import IsletSystem
 
@@ -25,6 +27,50 @@ struct DaemonPartsTests {
                      "MQTTBridge", "MQTTLink", "SyncGroup", "WebPage", "HTTPServer"] {
             #expect(objects.contains { $0.type == name }, "no \(name) in \(objects.map(\.type))")
         }
+    }
+
+    /// Each part writes its own block; clients read the keys they always read (README.md
+    /// "status carries …", docs/MQTT.md, SYNC.md, WEB.md): the same keys at the top level, the
+    /// same shapes, and a client's decoding keeps every block.
+    @Test("status: the core's keys and each part's block, at the top level as clients read them")
+    func statusKeysAreTheDocumentedOnes() throws {
+        let d = try InProcessDaemon(config: Self.network)
+        defer { d.stop() }
+        let status = try #require(try d.request(#"{"op":"status"}"#)?["status"] as? [String: Any])
+        let core: Set = ["pid", "version", "uptime_seconds", "wakeups", "frames", "bus_bytes", "bus_errors", "panel_present",
+                         "panel_on", "bus", "size", "presentation", "panel"]
+        let blocks: Set = ["clients", "clock_behind", "night", "mqtt", "sync", "web"]
+        #expect(Set(status.keys) == core.union(blocks), "\(status.keys.sorted())")
+        #expect(status["clients"] is Int && status["clock_behind"] as? Bool == false)
+        #expect((status["mqtt"] as? [String: Any])?["client_id"] as? String == "desk")
+        #expect((status["sync"] as? [String: Any])?["group"] as? String == "desks")
+        #expect((status["night"] as? [String: Any])?["source"] as? String == "schedule")
+        let readme = try String(contentsOfFile: Repo.root + "/README.md", encoding: .utf8)
+        for key in core.union(["clients", "clock_behind", "chime_pulses", "store_error", "mqtt", "night"]) {
+            #expect(readme.contains("`\(key)`"), "README.md does not list status's \(key)")
+        }
+        // A client decodes the answer and encodes it back: every block survives, none is added.
+        let c = try d.client()
+        c.send(#"{"op":"status"}"# + "\n")
+        let line = try #require(c.readLine())
+        let decoded = try JSONDecoder().decode(ControlResponse.self, from: Data(line.utf8))
+        let st = try #require(decoded.status)
+        #expect(st.mqtt?.clientID == "desk" && st.sync?.group == "desks" && st.web != nil && st.night != nil)
+        let again = try JSONSerialization.jsonObject(with: JSONEncoder().encode(st)) as? [String: Any]
+        #expect(Set(again?.keys ?? [:].keys) == core.union(blocks))
+    }
+
+    @Test("a part's block cannot take a key of the core's or another part's")
+    func blockKeysHaveOneOwner() {
+        var s = DaemonStatus(pid: 1, version: "v", uptimeSeconds: 0, wakeups: 0, frames: 0, busBytes: 0, busErrors: 0,
+                             panelPresent: true, panelOn: true, bus: "mock", size: "128x64", presentation: "compact")
+        let first = s.set("night", ["a": 1])
+        let second = s.set("night", ["a": 2])
+        let core = s.set("bus_bytes", 3)
+        #expect(first)
+        #expect(!second, "a second writer of one key")
+        #expect(!core, "a key of the core's")
+        #expect(s.block("night", as: [String: Int].self) == ["a": 1] && s.busBytes == 0)
     }
 
     @Test("a tuple counts as its elements, set or nil; a named struct as one field")
