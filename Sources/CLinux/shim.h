@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/sysinfo.h>
 #include <sys/timerfd.h>
 #include <sys/random.h>
 
