@@ -108,7 +108,7 @@ struct ConfigTests {
         ("[nope]\n", "t.conf:1", "unknown section [nope]"),
         ("minutes = 3\n", "t.conf:1", "outside any section"),
         // The core's sections first, then every part's (a new part adds its own).
-        ("[daemon\n", "t.conf:1", "[daemon], [display], [session], [buttons], [chime], [mqtt], "),
+        ("[daemon\n", "t.conf:1", "[daemon], [display], [session], [buttons], [chime], ["),
         ("[session]\nminutes\n", "t.conf:2", "key = value"),
         ("[session]\nminutes = 3\nminutes = 4\n", "t.conf:3", "set twice"),
         ("[display]\naddress = 0x99\n", "t.conf:2", "0x03 to 0x77"),
