@@ -2,14 +2,6 @@
 // Islet: a Live-Activity-style meditation timer on an I²C OLED pill.
 // No outside Swift packages: the toolchain plus Debian's C libraries.
 import PackageDescription
-import Foundation
-
-/// A part's folder carries its README.md (docs/ARCHITECTURE.md "Adding a part"): not a source.
-func partReadmes(_ target: String) -> [String] {
-    let root = Context.packageDirectory + "/Sources/" + target
-    let folders = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-    return folders.sorted().map { "\($0)/README.md" }.filter { FileManager.default.fileExists(atPath: root + "/" + $0) }
-}
 
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
@@ -124,7 +116,6 @@ let package = Package(
                 dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
                                "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletParts", "IsletNetwork"],
-                exclude: partReadmes("IsletDaemon"),
                 swiftSettings: strict),
         .executableTarget(name: "isletd", dependencies: ["IsletDaemon", "IsletSystem"], swiftSettings: strict),
         // isletctl owns its command line and links no GPIO or I²C library (no IsletLinux).
