@@ -50,6 +50,7 @@ package enum PartRegistry {
         PartEntry(settings: [WebSettings.self]) { b throws(DaemonStartError) in try WebPage.make(b.config, b.env) },
         PartEntry(settings: [MQTTSettings.self, SyncSettings.self], slices: [SavedLedger.self]) { b throws(DaemonStartError) in
             try NetworkParts.make(b.config, b.env, restoring: b.slice(SavedLedger.self)) },
+        PartEntry(settings: [HostSettings.self]) { b in HostReport.make(b.config, b.env) },
         PartEntry { _ in [Systemd()] },
     ]
 
