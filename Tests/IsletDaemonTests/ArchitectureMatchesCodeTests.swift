@@ -96,3 +96,40 @@ struct ArchitectureMatchesCodeTests {
         }
     }
 }
+
+/// docs/ARCHITECTURE.md "Adding a part" is a recipe: its files, its registry line and its folder
+/// are the code's.
+@Suite("the recipe for a part matches the registry")
+struct PartRecipeTests {
+    static let recipe: String = {
+        let doc = DocsMatchCodeTests.text(Repo.root + "/docs/ARCHITECTURE.md")
+        guard let start = doc.range(of: "### Adding a part") else { return "" }
+        let rest = doc[start.upperBound...]
+        return String(rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)])
+    }()
+
+    @Test("every file the recipe names exists, and the folder holds no Swift file it leaves out")
+    func filesExist() throws {
+        let named = try NSRegularExpression(pattern: "`(Sources/[A-Za-z0-9_/]+\\.swift)`")
+        let files = Set(named.matches(in: Self.recipe, range: NSRange(Self.recipe.startIndex..., in: Self.recipe)).compactMap {
+            Range($0.range(at: 1), in: Self.recipe).map { String(Self.recipe[$0]) }
+        })
+        #expect(files.count >= 4, "the recipe names \(files.sorted())")
+        for f in files { #expect(FileManager.default.fileExists(atPath: Repo.root + "/" + f), "\(f) does not exist") }
+        let folder = "Sources/IsletDaemon/Host"
+        let inFolder = DocsMatchCodeTests.files(under: folder, ending: ".swift").map { folder + "/" + ($0.split(separator: "/").last.map(String.init) ?? "") }
+        #expect(Set(inFolder).subtracting(files).isEmpty, "the recipe leaves out \(Set(inFolder).subtracting(files).sorted())")
+    }
+
+    @Test("the recipe's registry line is in PartRegistry, and the types it names are the folder's")
+    func registryLine() throws {
+        let blocks = Self.recipe.components(separatedBy: "```swift\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+        let line = try #require(blocks.first?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let registry = DocsMatchCodeTests.text(Repo.root + "/Sources/IsletDaemon/PartRegistry.swift")
+        #expect(registry.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == line }, "PartRegistry.swift has no line \(line)")
+        let folder = DocsMatchCodeTests.files(under: "Sources/IsletDaemon/Host", ending: ".swift").map(DocsMatchCodeTests.text).joined()
+        for type in ["HostSettings", "HostReport"] {
+            #expect(line.contains(type) && (folder.contains("struct \(type)") || folder.contains("class \(type)")), "\(type)")
+        }
+    }
+}
