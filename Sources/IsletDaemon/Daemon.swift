@@ -1,13 +1,8 @@
 import IsletSettings
-import IsletNetwork
-import IsletWeb
 import IsletParts
-import IsletInput
 import IsletSystem
 import IsletProtocol
 import IsletCore
-import IsletMQTT
-import IsletSync
 import IsletClock
 import IsletStore
 import IsletConfig

@@ -8,6 +8,7 @@ import IsletSystem
 import FoundationEssentials
 import IsletClock
 import IsletStore
+import IsletDaemon
 
 /// Fixed clocks (deterministic replay): 2026-12-03 on the wall, 11 days since boot.
 final class FixedClock: LoopClock {
@@ -30,7 +31,8 @@ enum RestorePath {
 
     /// What `Daemon.init` and the first turn of `run()` do with a state file, minus the I/O.
     static func run(_ bytes: [UInt8]) {
-        guard case .success(let s) = FileStore.decode(bytes) else { return }
+        // With every part's slice, as the daemon loads it (the sync ledger under `sync`).
+        guard case .success(let s) = FileStore.decode(bytes, slices: PartRegistry.slices) else { return }
         // What decodes meets the book's rules: the loader and the core agree.
         guard let book0 = try? ActivityBook(validating: s.activities) else { fail("state: decoded but the book refuses it") }
         var book = book0
