@@ -54,7 +54,7 @@ public final class Daemon {
             lifecycle = try Lifecycle(reload: reload)
             loop = try EventLoop(clock: loopClock)
             loaded = store.load()
-            book = try DurableBook(store: store, lock: lock, restoring: loaded.activities, log: log,
+            book = try DurableBook(store: store, lock: lock, restoring: loaded.activities, slices: loaded.slices, log: log,
                                    mono: { loopClock.monotonic() })
         } catch { throw DaemonStartError("\(error)", status: 71) }
         if let problem = loaded.problem { log.warning(problem) }

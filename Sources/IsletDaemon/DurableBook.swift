@@ -30,12 +30,15 @@ final class DurableBook: SavedBeside {
     private var retry = Backoff(initialMs: 1000, maximumMs: 30_000)
     private let mono: () -> MonotonicInstant
 
-    init(store: FileStore, lock: FileLock, restoring activities: [Activity], log: Logger,
+    /// `slices`: the parts' slices the file held; one whose part is off this time (a group left
+    /// for a while) is written back as it was, not lost.
+    init(store: FileStore, lock: FileLock, restoring activities: [Activity], slices: [String: any SavedSlice] = [:], log: Logger,
          mono: @escaping () -> MonotonicInstant) throws(SystemError) {
         self.store = store
         self.lock = lock
         self.log = log
         self.mono = mono
+        self.slices = slices
         book = ActivityBook(restoring: activities)
         writer = try StoreWriter(save: { try store.saveNow($0.activities, slices: $0.slices) })
     }

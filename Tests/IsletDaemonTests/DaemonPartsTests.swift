@@ -1,3 +1,8 @@
+import IsletTestSupport
+import IsletSync
+import IsletCore
+import IsletStore
+import IsletNetwork
 import IsletProtocol
 import Foundation
 import Testing
@@ -92,5 +97,29 @@ struct DaemonPartsTests {
         let types = d.objects().map(\.type)
         for name in ["MQTTBridge", "MQTTLink", "SyncGroup", "WebPage", "HTTPServer"] { #expect(!types.contains(name), "\(name) in \(types)") }
         #expect(types.contains("Clients") && types.contains("Panel"))
+    }
+}
+
+/// A part's slice of the state file belongs to it; while the part is off, nothing loses it.
+@Suite("a part's slice of the state file")
+struct SavedSliceTests {
+    @Test("a sync ledger in the file outlives a start without [sync]: written back as it was")
+    func aSliceWhosePartIsOffIsKept() throws {
+        let scratch = makeTempDir()
+        defer { removeTree(scratch) }
+        var ledger = SyncLedger(device: "den")
+        _ = ledger.record("tea", activity: nil, now: Instant(milliseconds: 1_700_000_000_000))
+        try FileStore(directory: scratch, now: { Instant(milliseconds: 1_700_000_000_000) })
+            .saveNow([], slices: [SavedLedger.key: SavedLedger(ledger: ledger)])
+        let text = try String(contentsOfFile: scratch + "/activities.json", encoding: .utf8)
+        let d = try InProcessDaemon(state: text)
+        defer { d.stop() }
+        #expect(d.activities(try d.request(#"{"op":"start","seconds":60}"#)) == ["meditation"])
+        // The start's write is done once its answer came; the file holds the activity and the ledger.
+        let file = try #require(FileManager.default.contents(atPath: d.stateFile))
+        let json = try #require(try JSONSerialization.jsonObject(with: file) as? [String: Any])
+        #expect((json["activities"] as? [Any])?.count == 1)
+        let back = try JSONDecoder().decode(SyncLedger.self, from: JSONSerialization.data(withJSONObject: json["sync"] ?? [:]))
+        #expect(back == ledger)
     }
 }

@@ -49,8 +49,14 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
     var socket: String { dir + "/islet.sock" }
     var stateFile: String { dir + "/state/activities.json" }
 
-    init(clock: any LoopClock = SystemLoopClock(), args: [String] = [], config configText: String? = nil) throws {
+    /// `state`: a state file's text, in place before the daemon starts.
+    init(clock: any LoopClock = SystemLoopClock(), args: [String] = [], config configText: String? = nil, state: String? = nil) throws {
         self.clock = clock
+        if let state {
+            try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            try state.write(toFile: dir + "/state/activities.json", atomically: true, encoding: .utf8)
+        }
         var extra = args
         if let configText {
             try configText.write(toFile: dir + "/isletd.conf", atomically: true, encoding: .utf8)
