@@ -85,7 +85,7 @@ let package = Package(
         // timeline (`HostClock`) that the store stamps its saves with.
         .target(name: "IsletClock", dependencies: ["IsletCore", "IsletSystem"], swiftSettings: strict),
         // The state file: atomic saves, the loader that never trusts it, the writer thread.
-        .target(name: "IsletStore", dependencies: ["IsletCore", "IsletSystem", "IsletErrno", "IsletClock"],
+        .target(name: "IsletStore", dependencies: ["IsletCore", "IsletProtocol", "IsletSystem", "IsletErrno", "IsletClock"],
                 swiftSettings: strict),
         // What every part needs to read its section: the INI reader, file:line errors, the one
         // check of a secret file, a part's settings (`PartSettings`), what it opens of the network.

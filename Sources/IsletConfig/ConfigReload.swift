@@ -12,6 +12,8 @@ extension DaemonConfig {
             || new.width != width || new.height != height || new.rotation != rotation
             || new.panelAdjustments != panelAdjustments || new.contrast != contrast
             || new.transport != transport { changed.append("panel") }
+        if new.buttons != buttons { changed.append("buttons") }
+        if new.capture != capture || new.preview != preview { changed.append("capture and preview") }
         let parts = parts.reloaded(with: new.parts)
         changed += parts.waiting
         var kept = new

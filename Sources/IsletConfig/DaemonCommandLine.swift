@@ -99,6 +99,9 @@ public struct DaemonCommandLine: Sendable {
                 if e.operation.hasSuffix("not a regular file") {
                     throw ConfigError(path, "is not a regular file (a FIFO, a device or a directory); pass a config file to --config")
                 }
+                if e.errno == .fileTooLarge {
+                    throw ConfigError(path, "is larger than 1 MiB, which no config file needs (the example is a few KB); is it the right file?")
+                }
                 throw ConfigError(path, "cannot be read: \(e.errno); pass an existing file to --config")
             }
         }

@@ -128,7 +128,9 @@ public final class Daemon {
             let partConfig = PartConfig(sections: kept.parts, core: [kept])
             for p in parts { p.reload(partConfig) }
             turn.redraw = true
-            env.log.limited(.notice, topic: "reloaded", intervalMs: 10_000, nowMs: nowMs,
+            // One topic for success and failure, each line logged when it differs from the last:
+            // a fixed file is confirmed after its error; only a SIGHUP loop's repeats are held.
+            env.log.limited(.notice, topic: "reload", intervalMs: 10_000, nowMs: nowMs, distinct: true,
                             "configuration reloaded" + (changed.isEmpty ? "" : "; \(changed.joined(separator: ", ")) changes take effect at restart"))
         } catch {
             // Rate-limited: a script that sends SIGHUP in a loop must not flood the journal.

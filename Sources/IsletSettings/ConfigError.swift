@@ -2,7 +2,31 @@
 public struct ConfigError: Error, CustomStringConvertible, Sendable {
     public var origin: String        // "file:line" or "--flag"
     public var message: String
-    public init(_ origin: String, _ message: String) { self.origin = origin; self.message = message }
+    /// The message quotes what the file said: control characters are escaped (a key of ESC
+    /// sequences must not retitle a terminal or split a journal line) and it is cut at 1,000
+    /// characters (a 900 KB value is not a 900 KB log line).
+    public init(_ origin: String, _ message: String) {
+        self.origin = Self.printable(origin)
+        self.message = Self.printable(message)
+    }
+
+    public static let maximumMessage = 1000
+
+    static func printable(_ s: String) -> String {
+        var out = ""
+        var count = 0
+        for u in s.unicodeScalars {
+            guard count < maximumMessage else { out += "…"; break }
+            let v = u.value
+            if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) {
+                out += "\\x" + (v < 0x10 ? "0" : "") + String(v, radix: 16)
+            } else {
+                out.unicodeScalars.append(u)
+            }
+            count += 1
+        }
+        return out
+    }
     public var description: String { "\(origin): \(message)" }
     /// sysexits.h EX_CONFIG.
     public static let exitStatus: Int32 = 78
@@ -31,7 +55,7 @@ public struct ConfigValue: Sendable {
         switch text {
         case "on", "yes", "true": return true
         case "off", "no", "false": return false
-        default: throw bad("on or off")
+        default: throw bad("on or off (or yes/no, true/false), in lower case")
         }
     }
 

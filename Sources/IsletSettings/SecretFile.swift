@@ -10,6 +10,7 @@ public enum SecretFile {
         let st: FileStatus
         do { st = try FileSystem.status(path) }
         catch { throw ConfigError(origin, "\(key) = \(path): \(error.errno)") }
+        guard st.kind == .regular else { throw ConfigError(origin, "\(key) = \(path) is not a regular file (a directory, FIFO or device); name a file") }
         if let why = privacyProblem(st.permissions) {
             let mode = String(st.permissions & 0o7777, radix: 8)
             throw ConfigError(origin, "\(key) = \(path) is \(why) (mode 0\(mode)); make it private: chmod 0640 \(path) (group islet) or 0600")

@@ -2,6 +2,7 @@ import IsletErrno
 import IsletSystem
 import FoundationEssentials
 import IsletCore
+import IsletProtocol
 import Synchronization
 import IsletClock
 
@@ -271,11 +272,17 @@ public final class FileStore: Sendable {
 
     /// The state file's bytes as activities, or why they are unusable. Pure (the fuzz target).
     public static func decode(_ bytes: [UInt8], slices sliceTypes: [any SavedSlice.Type] = []) -> Result<LoadedState, Unusable> {
-        struct Probe: Decodable { var schema: Int? }
-        guard let probe = try? JSONDecoder().decode(Probe.self, from: Data(bytes)) else {
-            return .failure(Unusable(reason: "it is not valid JSON"))
+        // Strictly first: a key twice (JSONDecoder keeps the first) would let a file mean two
+        // things, e.g. an empty "activities" hiding the real ones, overwritten at the next save.
+        let tree: JSONValue
+        do { tree = try StrictJSON.parse(bytes) }
+        catch { return .failure(Unusable(reason: "it is not valid JSON (\(error))")) }
+        guard case .object(let top) = tree else { return .failure(Unusable(reason: "it is not a JSON object")) }
+        guard let field = top["schema"] else { return .failure(Unusable(reason: "it has no schema")) }
+        guard case .number(let n) = field, n.rounded() == n, abs(n) < 1e9 else {
+            return .failure(Unusable(reason: "its schema is not a whole number (\(field.typeName))"))
         }
-        guard let schema = probe.schema else { return .failure(Unusable(reason: "it has no schema")) }
+        let schema = Int(n)
         guard StateFile.readableSchemas.contains(schema) else {
             // A downgrade meets a newer file: no guess at what its fields mean.
             let reads = "this build reads schemas \(StateFile.readableSchemas.lowerBound) to \(StateFile.readableSchemas.upperBound)"

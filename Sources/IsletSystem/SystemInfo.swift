@@ -23,7 +23,8 @@ public enum SystemInfo {
         guard sysinfo(&info) == 0 else { throw SystemError("sysinfo", Errno.current) }
         // The kernel's fixed point: SI_LOAD_SHIFT (16) fractional bits.
         let scale = Double(1 << 16)
-        return HostLoad(uptimeSeconds: Int(info.uptime),
+        // sysinfo rounds the uptime up; CLOCK_BOOTTIME's whole seconds are what uptime(1) shows.
+        return HostLoad(uptimeSeconds: Int(SystemClock.bootNanoseconds() / 1_000_000_000),
                         averages: [Double(info.loads.0) / scale, Double(info.loads.1) / scale, Double(info.loads.2) / scale])
     }
 

@@ -354,12 +354,6 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
                                requests: counters.requests, refused: counters.refused))
     }
 
-    package func reload(_ config: PartConfig) {
-        if config.sections[WebSettings.self] != settings {
-            env.log.notice("web: [web] changed; the page takes its new settings at the next restart (systemctl restart isletd)")
-        }
-    }
-
     /// At stop: streams end, the server closes its sockets.
     package func shutdown(_ turn: TurnView) {
         for s in streams { s.end() }

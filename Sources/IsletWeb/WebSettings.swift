@@ -96,6 +96,8 @@ public struct WebSettings: PartSettings, Hashable {
     public init() {}
 
     public static let section = "web"
+    /// The page listens from the start: a changed or added `[web]` waits for a restart.
+    public static let reloads = false
     public static let keys = ["listen", "password_file", "read_only", "hostnames", "allow", "cert_file", "key_file"]
     /// At most this many `hostnames` (each is compared with every request's Host).
     public static let maximumHostnames = 16

@@ -5,10 +5,15 @@ import IsletSettings
 package struct HostSettings: PartSettings, Equatable {
     package static let section = "host"
     package static let keys = ["report"]
+    /// The part is built at start only when it is on: a change waits for a restart (the
+    /// reload's log line says so).
+    package static let reloads = false
 
     package var report = false
 
     package init() {}
+
+    package var checkSummary: String? { report ? "host figures in status" : nil }
 
     package mutating func set(_ v: ConfigValue) throws(ConfigError) {
         switch v.key {
