@@ -101,6 +101,16 @@ struct ConfigTests {
         #expect(c.address == value)
     }
 
+    @Test("an error quotes the file's text with control characters escaped, and at most 1,000 characters")
+    func errorsArePrintable() {
+        let e = configError("[session]\n\u{1B}]0;pwn\u{07} = 1\n")
+        #expect(e?.origin == "t.conf:2")
+        #expect(e?.message.contains("\\x1b]0;pwn\\x07") == true, "\(e?.message ?? "")")
+        #expect(e?.message.unicodeScalars.contains { $0.value < 0x20 } == false)
+        let long = configError("[session]\ntitle = \(String(repeating: "x", count: 100_000))\n")
+        #expect(long.map { $0.message.count <= ConfigError.maximumMessage + 1 } == true)
+    }
+
     @Test("errors name file:line and the accepted values", arguments: [
         ("[display]\nsize = 12x7\n", "t.conf:2", "WIDTHxHEIGHT"),
         ("[display]\n\ncontroller = ssd9999\n", "t.conf:3", "sh1106"),

@@ -27,6 +27,27 @@ struct DaemonRotationChimeTests {
         #expect(try d.status().status?.chimePulses == 0, "the chime opened at start is still there")
     }
 
+    @Test("SIGHUP: every changed outcome is logged (a broken file, then the fixed one), and an added [web] or [host] waits for a restart")
+    func reloadsAreConfirmed() throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        let conf = dir + "/c.conf"
+        try "[display]\nbus = mock\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let d = try DaemonUnderTest(args: ["--config", conf], dir: dir)
+        func reload(_ text: String, until fragment: String) {
+            try? text.write(toFile: conf, atomically: true, encoding: .utf8)
+            d.signal(SIGHUP)
+            waitForLog(d, fragment, seconds: 3)
+            #expect(d.log_().contains(fragment), "\(d.log_())")
+        }
+        reload("[display]\nbus = mock\n[host]\nreport = on\n", until: "host changes take effect at restart")
+        reload("[display]\nbus = mock\n[web]\nlisten = 127.0.0.1:1\n", until: "web changes take effect at restart")
+        reload("[display]\nbus = mock\nnight = 25:00-01:00\n", until: "configuration not reloaded")
+        // Within the rate limit's 10 s: the fixed file is confirmed all the same.
+        reload("[display]\nbus = mock\nnight = 03:00-04:00\n", until: "configuration reloaded\n")
+        #expect(try d.status().status?.night?.window == "03:00-04:00")
+    }
+
     @Test("GPIO buttons that cannot be opened are not fatal and are tried again (boot before udev)")
     func gpioRetry() throws {
         let dir = makeTempDir()

@@ -73,6 +73,21 @@ struct FileStoreTests {
         #expect(loaded.slices.isEmpty && loaded.activities.isEmpty)
     }
 
+    @Test("a key twice, or a schema that is not a whole number, makes the file unusable, named")
+    func ambiguousFiles() {
+        let activity = #"{"attributes":{"timer":"a","kind":"countdown","cycle_seconds":60,"cycles":1},"phase":"running"}"#
+        for (text, reason) in [
+            (#"{"schema":1,"saved_at":"2026-01-01T00:00:00Z","activities":[],"activities":[\#(activity)]}"#, "\"activities\" appears twice"),
+            (#"{"schema":1,"schema":3,"saved_at":"2026-01-01T00:00:00Z","activities":[]}"#, "\"schema\" appears twice"),
+            (#"{"schema":"1","saved_at":"2026-01-01T00:00:00Z","activities":[]}"#, "schema is not a whole number"),
+            (#"{"schema":1.5,"saved_at":"2026-01-01T00:00:00Z","activities":[]}"#, "schema is not a whole number"),
+            (#"[1]"#, "not a JSON object"),
+        ] {
+            guard case .failure(let why) = FileStore.decode(Array(text.utf8)) else { Issue.record("\(text) loaded"); continue }
+            #expect(why.reason.contains(reason), "\(why.reason)")
+        }
+    }
+
     @Test("a missing file is a fresh start, not a problem")
     func missing() {
         let dir = makeTempDir()
