@@ -205,6 +205,8 @@ extension Daemon: Inbox {
                              presentation: panel.shown(book.activities, now: now).presentation,
                              clients: 0, storeError: book.storeError, clockBehind: false,
                              chimePulses: nil, panel: panel.visibleImage, mqtt: nil, sync: nil)
+        s.transport = panel.transport
+        s.panelError = panel.ready ? nil : panel.lastError
         let view = self.view
         for p in parts { p.report(into: &s, view) }
         return s

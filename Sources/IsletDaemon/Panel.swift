@@ -27,6 +27,8 @@ final class Panel {
     private var wake: (activities: [Activity], policy: PresentationPolicy, at: Instant?)?
     private let preview: TerminalScreen?
     private(set) var counters = Counters()
+    /// The last failure while the panel is not answering, for `status` (nil once it answers).
+    private(set) var lastError: String?
     /// A frame was skipped (a display joining its group holds them): the next turn draws.
     private var owed = true
     /// Grows with every change the glass may show (a frame sent, the display switched).
@@ -92,6 +94,7 @@ final class Panel {
     }
 
     var displayIsOn: Bool { output.displayIsOn }
+    var transport: String? { (output as? DriverPanel)?.transport?.rawValue }
     var dayContrast: UInt8 { settings.dayContrast }
     var visibleImage: PanelImage? { output.visibleImage }
     var readsKeys: Bool { preview?.readsKeys ?? false }
@@ -151,6 +154,7 @@ final class Panel {
         do {
             counters.busBytes += try output.initialize()
             ready = true
+            lastError = nil
             backoff.succeeded()
             env.log.reset(topic: "panel")
             env.log.notice("panel \(output.name) answers")
@@ -232,6 +236,7 @@ final class Panel {
         counters.busErrors += 1
         pictureVersion += 1
         ready = false
+        lastError = error.message
         backoff.failed(at: mono)
         env.log.limited(.warning, topic: "panel", nowMs: mono.milliseconds,
                         "panel not answering (\(error)); the timer keeps running, retrying with backoff")

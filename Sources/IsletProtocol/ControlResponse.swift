@@ -60,6 +60,11 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var panelPresent: Bool
     public var panelOn: Bool
     public var bus: String
+    /// How writes reach the panel: `i2c` (plain I²C, one I2C_RDWR message per write) or `smbus`
+    /// (SMBus I²C-block writes); absent until the bus has been opened.
+    public var transport: String?
+    /// Why the panel is not answering (the bus's error and what to do), while it is not.
+    public var panelError: String?
     /// The panel's size, `WxH` (what clients draw their own pictures at).
     public var size: String
     public var presentation: String
@@ -105,7 +110,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
-        case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
+        case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, transport, panelError = "panel_error"
+        case size, presentation
         case clients, storeError = "store_error", clockBehind = "clock_behind", chimePulses = "chime_pulses", panel, mqtt, sync, web, night
     }
 }
