@@ -206,7 +206,7 @@ extension Daemon: Inbox {
                              clients: 0, storeError: book.storeError, clockBehind: false,
                              chimePulses: nil, panel: panel.visibleImage, mqtt: nil, sync: nil)
         s.transport = panel.transport
-        s.panelError = panel.ready ? nil : panel.lastError
+        s.panelError = panel.ready ? nil : counters.lastError
         let view = self.view
         for p in parts { p.report(into: &s, view) }
         return s

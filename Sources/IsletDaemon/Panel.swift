@@ -27,8 +27,6 @@ final class Panel {
     private var wake: (activities: [Activity], policy: PresentationPolicy, at: Instant?)?
     private let preview: TerminalScreen?
     private(set) var counters = Counters()
-    /// The last failure while the panel is not answering, for `status` (nil once it answers).
-    private(set) var lastError: String?
     /// A frame was skipped (a display joining its group holds them): the next turn draws.
     private var owed = true
     /// Grows with every change the glass may show (a frame sent, the display switched).
@@ -62,6 +60,8 @@ final class Panel {
         var frames = 0
         var busBytes = 0
         var busErrors = 0
+        /// The last failure, for `status` while the panel does not answer (nil once it does).
+        var lastError: String?
     }
 
     init(_ env: PartEnvironment, config: DaemonConfig, preview: TerminalScreen?) throws(DaemonStartError) {
@@ -154,7 +154,7 @@ final class Panel {
         do {
             counters.busBytes += try output.initialize()
             ready = true
-            lastError = nil
+            counters.lastError = nil
             backoff.succeeded()
             env.log.reset(topic: "panel")
             env.log.notice("panel \(output.name) answers")
@@ -236,7 +236,7 @@ final class Panel {
         counters.busErrors += 1
         pictureVersion += 1
         ready = false
-        lastError = error.message
+        counters.lastError = error.message
         backoff.failed(at: mono)
         env.log.limited(.warning, topic: "panel", nowMs: mono.milliseconds,
                         "panel not answering (\(error)); the timer keeps running, retrying with backoff")
