@@ -101,7 +101,7 @@ def render_args(status):
     """The render flags for the one activity a status answer holds (and its presentation)."""
     acts = status.get("activities") or []
     pres = status.get("presentation", "compact")
-    if status.get("presentation") == "test_pattern":
+    if pres == "test_pattern":
         return ["--test-pattern"]
     if not acts:
         return ["--state", "idle"]
@@ -111,7 +111,7 @@ def render_args(status):
     if "elapsed_seconds" in a:
         return ["--presentation", pres, "--stopwatch", "--state", state, "--elapsed", str(math.floor(a["elapsed_seconds"]))]
     rem = str(math.ceil(a.get("remaining_seconds", 0)))
-    if (a.get("attributes") or {}).get("kind") == "until" or "pushed" in (a.get("content") or {}) or "until" in json.dumps(a.get("attributes", {})):
+    if (a.get("attributes") or {}).get("kind") == "until":
         pushed = (a.get("content") or {}).get("pushed") or {}
         args = ["--presentation", pres, "--until", "--remaining", rem]
         if pushed.get("progress") is not None:
