@@ -178,6 +178,13 @@ def cached(name, key, builder):
             if intact(final):
                 return final
             say(f"{name}-{key} does not match its manifest (changed or damaged since it was built): building it again")
+            # Not from under a running test (hold_cached): its guest may still be reading it.
+            with open(f"{final}/.complete") as f:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    die(f"{final} is in use by a running test: run again once it has ended")
+                shutil.rmtree(final)
         tmp = tempfile.mkdtemp(prefix=f".tmp-{name}-{key}.", dir=CACHE)
         try:
             t0 = time.time()
