@@ -25,7 +25,7 @@ override ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(ARCH)))
 CROSS_SUITE ?= trixie
 CROSS_APT_PACKAGES := mmdebstrap rsync qemu-user-static binfmt-support
 
-.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-web lint-web web-screenshots test-system test-tools demo bench bench-compare bench-bound link-order gallery install uninstall clean
+.PHONY: all deps bench-deps deb-deps cross-deps root-deps toolchain build release deb deb-trixie test-swiftlang fuzz fuzz-build fuzz-replay fuzz-fast-build fuzz-campaign soak test test-mqtt test-web lint-web web-screenshots test-system test-pi test-tools demo bench bench-compare bench-bound link-order gallery install uninstall clean
 
 all: build
 
@@ -268,6 +268,17 @@ soak: release
 test-system: deb-deps
 	$(call apt_ensure,mmdebstrap rsync)
 	python3 systest/run.py --arch $(ARCH) $(SYSTEST_ARGS)
+
+# The Raspberry Pi 3's own I²C controller and driver (docs/SYSTEM-TEST.md, "The Pi 3 leg"): the
+# arm64 package's binaries on QEMU 10's raspi3b (trixie's, from a root of its own) with Debian
+# trixie's arm64 kernel and bcm2837-rpi-3-b.dtb, i2c-bcm2835 on /dev/i2c-1 (plain I²C: I2C_RDWR),
+# QEMU's I²C trace decoded against isletctl render. Needs root and Debian's apt. PI_ARGS: see
+# systest/pi.py --help.
+PI_APT_PACKAGES := mmdebstrap qemu-user-static binfmt-support cpio xz-utils kmod util-linux python3
+test-pi:
+	$(call apt_ensure,$(PI_APT_PACKAGES))
+	$(MAKE) deb ARCH=arm64
+	python3 systest/pi.py $(PI_ARGS)
 
 clean:
 	rm -rf .build .build-log.txt dist

@@ -205,6 +205,10 @@ def main():
             for khz in (100, 400):
                 side[t][f"wire_us_per_tick_{khz}khz"] = wire_us(side[t]["bytes_per_tick"],
                                                                 side[t]["transactions_per_tick"], khz * 1000)
+                # One change (a press, a tick) to its last byte on the wire: the CPU's frame to
+                # bus bytes, then those bytes on the wire (a write blocks until they are out).
+                side[t][f"update_to_last_byte_us_{khz}khz"] = (side[t]["cpu_ns_per_tick"] / 1000
+                                                               + side[t][f"wire_us_per_tick_{khz}khz"])
     result["luma"] = luma_side
     result["ratios_luma_over_islet"] = {
         t: {
@@ -212,6 +216,10 @@ def main():
             "transactions_per_tick": ratio(luma_side[t]["transactions_per_tick"], ours[t]["transactions_per_tick"]),
             "cpu_ns_per_tick": ratio(luma_side[t]["cpu_ns_per_tick"], ours[t]["cpu_ns_per_tick"]),
             "wire_us_per_tick": ratio(luma_side[t]["wire_us_per_tick_400khz"], ours[t]["wire_us_per_tick_400khz"]),
+            "update_to_last_byte_us_400khz": ratio(luma_side[t]["update_to_last_byte_us_400khz"],
+                                                   ours[t]["update_to_last_byte_us_400khz"]),
+            "update_to_last_byte_us_100khz": ratio(luma_side[t]["update_to_last_byte_us_100khz"],
+                                                   ours[t]["update_to_last_byte_us_100khz"]),
         }
         for t in ("i2c", "smbus")
     }
@@ -241,25 +249,27 @@ FIGURES = (("bytes_per_tick", "bytes/tick", "bytes per tick"),
            ("transactions_per_tick", "transactions/tick", "transactions per tick"),
            ("cpu_ns_per_tick", "CPU ns/tick", "CPU per tick, frame to bus (ns)"),
            ("wire_us_per_tick_400khz", "wire us/tick 400kHz", "wire time per tick at 400 kHz (µs)"),
-           ("wire_us_per_tick_100khz", "wire us/tick 100kHz", "wire time per tick at 100 kHz (µs)"))
+           ("wire_us_per_tick_100khz", "wire us/tick 100kHz", "wire time per tick at 100 kHz (µs)"),
+           ("update_to_last_byte_us_400khz", "update to last byte 400kHz", "one change to its last byte, CPU + wire, 400 kHz (µs)"),
+           ("update_to_last_byte_us_100khz", "update to last byte 100kHz", "one change to its last byte, CPU + wire, 100 kHz (µs)"))
 
 
 def ratio_key(key):
     """The ratio behind a figure: one wire-time ratio stands for both clock rates."""
-    return "wire_us_per_tick" if key.startswith("wire") else key
+    return "wire_us_per_tick" if key.startswith("wire_us_per_tick") else key
 
 
 def print_table(r, ticks):
     ours, luma = r["islet"], r["luma"]
     print(f"\nbench-compare {r['date']}: {ticks} one-second ticks of a 10-minute countdown, "
           f"{ours['width']}x{ours['height']} compact, same frames on both sides")
-    print(f"  {'':28} {'Islet':>12} {'luma.oled':>12} {'luma/Islet':>11}")
+    print(f"  {'':34} {'Islet':>12} {'luma.oled':>12} {'luma/Islet':>11}")
     for t, name in (("i2c", "plain I2C"), ("smbus", "SMBus")):
         rat = r["ratios_luma_over_islet"][t]
         for key, label, _ in FIGURES:
-            print(f"  {name + ' ' + label:28} {fmt(ours[t][key]):>12} {fmt(luma[t][key]):>12} "
+            print(f"  {name + ' ' + label:34} {fmt(ours[t][key]):>12} {fmt(luma[t][key]):>12} "
                   f"{fmt(rat[ratio_key(key)], 2) + 'x':>11}")
-    print(f"  {'full frame bytes (I2C)':28} {fmt(ours['i2c']['full_frame_bytes']):>12} "
+    print(f"  {'full frame bytes (I2C)':34} {fmt(ours['i2c']['full_frame_bytes']):>12} "
           f"{fmt(luma['i2c']['full_frame_bytes']):>12}")
     print(f"  floor (changed RAM bytes + 1 control byte): {fmt(ours['floor_bytes_per_tick'])} bytes/tick")
 

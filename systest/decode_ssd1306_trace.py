@@ -7,7 +7,7 @@ ssd1306_decode.py: the decode and its report; ssd1306_pbm.py: the pictures), wri
 datasheets alone, as an oracle independent of Islet's driver and of its emulated panel.
 
 Input: tracefs text (/sys/kernel/tracing/trace) with the events smbus/smbus_write (and optionally
-smbus/smbus_result, i2c/i2c_write). --controller sh1106 models the SH1106 instead of the SSD1306.
+smbus/smbus_result, i2c/i2c_write), or QEMU's trace of its I2C bus (-trace 'i2c_*'). --controller sh1106 models the SH1106 instead of the SSD1306.
 
 Output: a PBM (P1, 1 = lit) of the glass, and a JSON report: transactions, the last command
 transaction (e.g. ["ae"] after a clean stop), display state, bursts of traffic (for "a frame every
@@ -47,7 +47,8 @@ def main(argv=None):
     ap.add_argument("--start", type=float,
                     help="decode only the transactions from this trace timestamp on, the controller "
                          "starting from its power-on state")
-    ap.add_argument("--source", choices=["auto", "smbus", "i2c"], default="auto")
+    ap.add_argument("--source", choices=["auto", "smbus", "i2c", "qemu"], default="auto",
+                    help="the kernel's smbus or i2c events, or QEMU's -trace 'i2c_*' (auto: what the trace holds)")
     ap.add_argument("--since", type=float, help="count data bursts from this trace timestamp on")
     ap.add_argument("--since-marker", metavar="TEXT",
                     help="count data bursts from the last trace_marker line that is TEXT on")

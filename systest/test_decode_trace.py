@@ -35,6 +35,30 @@ class Trace(unittest.TestCase):
         lines = [" x-1 [000] ..... 2.0: i2c_write: i2c-1 #0 a=03c f=0000 l=3 [00-8d-14]"]
         self.assertEqual(d.transactions(lines, 1, 0x3C), [(2.0, [0x00, 0x8D, 0x14])])
 
+    # QEMU's trace, in the formats of hw/i2c/trace-events ("%s(addr:0x%02x)" and
+    # "send(addr:0x%02x) data:0x%02x"), with -msg timestamp=on's "<pid>@<s>.<us>:" prefix.
+    QEMU = ["7@100.000001:i2c_event start(addr:0x3c)",
+            "7@100.000002:i2c_send send(addr:0x3c) data:0x00",
+            "7@100.000003:i2c_send send(addr:0x3c) data:0xaf",
+            "7@100.000004:i2c_event finish(addr:0x3c)",
+            "7@100.500000:i2c_event start(addr:0x50)",
+            "7@100.500001:i2c_send send(addr:0x50) data:0x00",
+            "7@100.500002:i2c_send send(addr:0x50) data:0x07",
+            "7@100.500003:i2c_event finish(addr:0x50)",
+            "7@101.000000:i2c_event start(addr:0x3c)",
+            "7@101.000001:i2c_send send(addr:0x3c) data:0x40",
+            "7@101.000002:i2c_send send(addr:0x3c) data:0xff",
+            "7@101.000003:i2c_event finish(addr:0x3c)"]
+
+    def test_qemu_trace(self):
+        self.assertEqual(d.transactions(self.QEMU, 1, 0x3C),
+                         [(100.000001, [0x00, 0xAF]), (101.0, [0x40, 0xFF])])
+        self.assertEqual(d.transactions(self.QEMU, 1, 0x50, "qemu"), [(100.5, [0x00, 0x07])])
+
+    def test_qemu_trace_without_timestamps_counts_lines(self):
+        plain = [l.split(":", 1)[1] for l in self.QEMU]
+        self.assertEqual(d.transactions(plain, 1, 0x3C), [(0.0, [0x00, 0xAF]), (8.0, [0x40, 0xFF])])
+
     def test_bursts(self):
         self.assertEqual(d.bursts([1.0, 1.01, 1.02, 2.0, 2.01, 3.05]), [1.0, 2.0, 3.05])
 

@@ -6,10 +6,12 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 from contextlib import redirect_stdout
 
 sys.path[:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
 
+from host import common  # noqa: E402
 from host.common import hash_of, tail  # noqa: E402
 from host.qemu import Steps, shell_words  # noqa: E402
 
@@ -54,6 +56,28 @@ class HostTests(unittest.TestCase):
             steps.print_new()
             steps.print_new()
         self.assertEqual(out.getvalue(), "PASS setup (17.1 s)\nFAIL b-bus-frame (2.0 s): frame differs\tmore\n")
+
+    def test_a_cache_entry_that_changed_is_built_again(self):
+        """A cache entry is trusted only while its files match the manifest written when it was
+        built: a damaged file, a missing manifest or a file gone means a new build."""
+        cache, saved = os.path.join(self.dir.name, "cache"), common.CACHE
+        common.CACHE = cache
+        self.addCleanup(setattr, common, "CACHE", saved)
+        count = self.path("builds", b"")
+        builder = ["sh", "-c", 'echo built >> "$1" && mkdir "$2/sub" && echo good > "$2/sub/f"', "sh", count]
+        builds = lambda: open(count).read().count("built")  # noqa: E731
+        with redirect_stdout(io.StringIO()), open(os.devnull, "w") as null, \
+                unittest.mock.patch("sys.stderr", null):
+            d = common.cached("thing", "0123456789abcdef", builder)
+            self.assertEqual((builds(), open(f"{d}/sub/f").read()), (1, "good\n"))
+            common.cached("thing", "0123456789abcdef", builder)
+            self.assertEqual(builds(), 1)
+            for damage in (lambda: open(f"{d}/sub/f", "w").write("bad\n"), lambda: os.remove(f"{d}/{common.MANIFEST}"),
+                           lambda: os.remove(f"{d}/sub/f")):
+                damage()
+                d = common.cached("thing", "0123456789abcdef", builder)
+                self.assertEqual(open(f"{d}/sub/f").read(), "good\n")
+            self.assertEqual(builds(), 4)
 
     def test_shell_words_as_printf_q(self):
         self.assertEqual(shell_words(["qemu", "user,id=net0", "a b", "x=1:2"]), r"qemu user\,id=net0 a\ b x=1:2 ")

@@ -12,6 +12,12 @@ the panel's address becomes one I2C write transaction, the bytes after the addre
   i2c_write l=N [b..]          b...            (plain I2C messages)
 
 trace_marker lines (MARKER_RE) place a harness's own moments on the trace's clock.
+
+QEMU's own trace of its I²C bus model (`-trace 'i2c_*'`, hw/i2c/trace-events) is read too
+(source "qemu"): `i2c_event start(addr:0x3c)`, one `i2c_send send(addr:0x3c) data:0x..` a byte
+on the wire after the address, `i2c_event finish(addr:0x3c)`; with `-msg timestamp=on` each line
+starts `<pid>@<seconds>.<microseconds>:`. A transaction is what lies between a start and the
+next start or finish. The trace names no bus (a run attaches its devices to one).
 """
 
 import re
@@ -29,12 +35,41 @@ I2C_WRITE_RE = re.compile(
     r"l=(?P<len>\d+) \[(?P<buf>[0-9a-f-]*)\]")
 
 
+QEMU_RE = re.compile(
+    r"^(?:\d+@(?P<ts>\d+\.\d+):)?i2c_(?:event|send|send_async) "
+    r"(?P<what>start|start_async|finish|nack|send|send_async)\(addr:0x(?P<addr>[0-9a-f]{2})\)"
+    r"(?: data:0x(?P<data>[0-9a-f]{2}))?")
+
+
+def qemu_transactions(lines):
+    """Every write transaction in a QEMU I2C trace: (timestamp or line number, 7-bit address,
+    [bytes after the address])."""
+    out, cur = [], None
+    for n, line in enumerate(lines):
+        m = QEMU_RE.match(line.strip())
+        if not m:
+            continue
+        what, addr = m["what"], int(m["addr"], 16)
+        if what.startswith("start"):
+            cur = (float(m["ts"]) if m["ts"] else float(n), addr, [])
+            out.append(cur)
+        elif what.startswith("send") and cur is not None and cur[1] == addr:
+            cur[2].append(int(m["data"], 16))
+        elif what in ("finish", "nack"):
+            cur = None
+    return out
+
+
 def hexbytes(s):
     return [int(x, 16) for x in s.split("-")] if s else []
 
 
 def transactions(lines, bus, addr, source="auto"):
-    """The write transactions to (bus, addr): a list of (timestamp, [bytes after the address])."""
+    """The write transactions to (bus, addr): a list of (timestamp, [bytes after the address]).
+    source "qemu" reads QEMU's trace (any bus: it names none); "auto" takes it when the lines are
+    QEMU's."""
+    if source == "qemu" or (source == "auto" and any(QEMU_RE.match(l.strip()) for l in lines[:50])):
+        return [(ts, data) for ts, a, data in qemu_transactions(lines) if a == addr]
     smbus, i2c = [], []
     for line in lines:
         m = SMBUS_WRITE_RE.search(line)

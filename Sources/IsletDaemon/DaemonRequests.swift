@@ -189,6 +189,8 @@ extension Daemon: Inbox {
                              size: "\(config.width)x\(config.height)",
                              presentation: panel.shown(book.activities, now: now).presentation,
                              storeError: book.storeError, panel: panel.visibleImage)
+        s.transport = panel.transport
+        s.panelError = panel.ready ? nil : counters.lastError
         let view = self.view
         for p in parts { p.report(into: &s, view) }
         return s

@@ -64,6 +64,8 @@ final class Panel {
         var frames = 0
         var busBytes = 0
         var busErrors = 0
+        /// The last failure, for `status` while the panel does not answer (nil once it does).
+        var lastError: String?
     }
 
     init(_ env: PartEnvironment, config: DaemonConfig, preview: TerminalScreen?) throws(DaemonStartError) {
@@ -96,6 +98,7 @@ final class Panel {
     }
 
     var displayIsOn: Bool { output.displayIsOn }
+    var transport: String? { (output as? DriverPanel)?.transport?.rawValue }
     var visibleImage: PanelImage? { output.visibleImage }
     var readsKeys: Bool { preview?.readsKeys ?? false }
 
@@ -158,6 +161,7 @@ final class Panel {
         do {
             counters.busBytes += try output.initialize()
             ready = true
+            counters.lastError = nil
             backoff.succeeded()
             env.log.reset(topic: "panel")
             env.log.notice("panel \(output.name) answers")
@@ -239,6 +243,7 @@ final class Panel {
         counters.busErrors += 1
         pictureVersion += 1
         ready = false
+        counters.lastError = error.message
         backoff.failed(at: mono)
         env.log.limited(.warning, topic: "panel", nowMs: mono.milliseconds,
                         "panel not answering (\(error)); the timer keeps running, retrying with backoff")

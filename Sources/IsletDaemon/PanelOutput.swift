@@ -111,6 +111,9 @@ public final class DriverPanel: PanelOutput {
 
     public var displayIsOn: Bool { driver?.isDisplayOn ?? false }
 
+    /// The transport the bus chose once it opened (plain I²C where the adapter offers it).
+    public var transport: I2CTransport? { driver?.bus.capabilities.transport }
+
     /// What the glass shows: the emulated panel's RAM, or on real glass the frame last sent.
     public var shownImage: PanelImage? {
         if mock != nil { return visibleImage }

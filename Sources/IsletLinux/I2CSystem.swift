@@ -17,6 +17,13 @@ public protocol I2CSystem: Sendable {
     func plainWrite(_ fd: Descriptor, address: UInt8, bytes: [UInt8]) -> Result<Void, Errno>
     /// libi2c i2c_smbus_write_i2c_block_data: `command` then at most 32 bytes.
     func smbusBlockWrite(_ fd: Descriptor, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno>
+    /// The I²C buses this machine has, as `/dev/i2c-N` with the adapter's name where the kernel
+    /// gives one, in bus order: what an error about a missing bus names.
+    func presentBuses() -> [String]
+}
+
+extension I2CSystem {
+    public func presentBuses() -> [String] { [] }
 }
 
 /// I2C_FUNCS bits the bus looks at (linux/i2c.h).
@@ -58,5 +65,17 @@ public struct LiveI2CSystem: I2CSystem {
     public func smbusBlockWrite(_ fd: Descriptor, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
         guard bytes.count <= 32 else { return .failure(Errno(EMSGSIZE)) }
         return check(bytes.withUnsafeBufferPointer { islet_i2c_smbus_block_write(fd.raw, command, $0.baseAddress, UInt8($0.count)) })
+    }
+
+    /// The nodes in /dev, each with its adapter's name from sysfs (`bcm2835 (i2c@7e804000)` for
+    /// a Pi's header bus), so a person can tell which to configure without i2cdetect.
+    public func presentBuses() -> [String] {
+        let names = (try? FileSystem.directoryEntries("/dev")) ?? []
+        let numbers = names.compactMap { n -> Int? in n.hasPrefix("i2c-") ? Int(n.dropFirst(4)) : nil }.sorted()
+        return numbers.map { n in
+            let adapter = (try? FileSystem.readFile("/sys/class/i2c-dev/i2c-\(n)/name", limit: 256).get())
+                .flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first.map(String.init) } ?? ""
+            return "/dev/i2c-\(n)" + (adapter.isEmpty ? "" : " (\(adapter))")
+        }
     }
 }

@@ -26,7 +26,16 @@ public final class LinuxI2CBus: I2CBus, Sendable {
         let fd: Descriptor
         switch system.open(devicePath) {
         case .success(let f): fd = f
-        case .failure(let e): throw I2CError.opening(device: devicePath, errno: e)
+        case .failure(let e):
+            var error = I2CError.opening(device: devicePath, errno: e)
+            // Buses exist but not this one: a wrong number in the config, so name those there are
+            // (with none, the hint on enabling the Pi's bus stands).
+            let present = error.kind == .noSuchBus ? system.presentBuses() : []
+            if !present.isEmpty {
+                error.hint = "no I²C bus at \(devicePath); the buses here are " + present.joined(separator: ", ")
+                    + ": set `[display] bus` to one of them (a Raspberry Pi's header pins 3 and 5 are /dev/i2c-1)"
+            }
+            throw error
         }
         let funcs: UInt
         switch system.functionality(fd) {

@@ -60,6 +60,11 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var panelPresent: Bool
     public var panelOn: Bool
     public var bus: String
+    /// How writes reach the panel: `i2c` (plain I²C, one I2C_RDWR message per write) or `smbus`
+    /// (SMBus I²C-block writes); absent until the bus has been opened.
+    public var transport: String?
+    /// Why the panel is not answering (the bus's error and what to do), while it is not.
+    public var panelError: String?
     /// The panel's size, `WxH` (what clients draw their own pictures at).
     public var size: String
     public var presentation: String
@@ -67,7 +72,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     /// The emulated panel's visible image (mock bus only): page-packed bytes in hex.
     public var panel: PanelImage?
     /// Each part's block under its own key, as the part wrote it (`clients`, `night`, `mqtt`,
-    /// …; docs/PROTOCOL.md lists them): the core names no part. `StatusBlocks.swift` reads the
+    /// …; README.md "The control socket" lists them): the core names no part. `StatusBlocks.swift` reads the
     /// ones clients use.
     public private(set) var parts: [String: JSONValue] = [:]
 
@@ -90,8 +95,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case pid, version, uptimeSeconds = "uptime_seconds", wakeups, frames, busBytes = "bus_bytes"
-        case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, size, presentation
-        case storeError = "store_error", panel
+        case busErrors = "bus_errors", panelPresent = "panel_present", panelOn = "panel_on", bus, transport, panelError = "panel_error"
+        case size, presentation, storeError = "store_error", panel
     }
 
     /// Any key of a part's block.
@@ -131,6 +136,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         panelPresent = try c.decode(Bool.self, forKey: .panelPresent)
         panelOn = try c.decode(Bool.self, forKey: .panelOn)
         bus = try c.decode(String.self, forKey: .bus)
+        transport = try c.decodeIfPresent(String.self, forKey: .transport)
+        panelError = try c.decodeIfPresent(String.self, forKey: .panelError)
         size = try c.decode(String.self, forKey: .size)
         presentation = try c.decode(String.self, forKey: .presentation)
         storeError = try c.decodeIfPresent(String.self, forKey: .storeError)
@@ -153,6 +160,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         try c.encode(panelPresent, forKey: .panelPresent)
         try c.encode(panelOn, forKey: .panelOn)
         try c.encode(bus, forKey: .bus)
+        try c.encodeIfPresent(transport, forKey: .transport)
+        try c.encodeIfPresent(panelError, forKey: .panelError)
         try c.encode(size, forKey: .size)
         try c.encode(presentation, forKey: .presentation)
         try c.encodeIfPresent(storeError, forKey: .storeError)

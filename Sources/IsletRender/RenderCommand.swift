@@ -32,6 +32,8 @@ public enum RenderCommand {
         public var icon: String?
         public var scale: Int = 1
         public var output: String = ""
+        /// `--test-pattern`: the alignment pattern the daemon shows for `isletctl test-pattern`.
+        public var testPattern = false
 
         public init() {}
     }
@@ -90,6 +92,7 @@ public enum RenderCommand {
             case "--stale": r.stale = true
             case "--stopwatch": r.stopwatch = true
             case "--until": r.until = true
+            case "--test-pattern": r.testPattern = true
             case "--progress": r.progress = try number(flag, 0...100)
             case "--text": r.text = try value(flag)
             case "--icon":
@@ -106,6 +109,9 @@ public enum RenderCommand {
         let lower = r.output.lowercased()
         guard r.output == "-" || lower.hasSuffix(".pbm") || lower.hasSuffix(".png") else {
             throw UsageError(message: "-o \(r.output): the file must end in .pbm or .png (or be -)")
+        }
+        if r.testPattern, r.until || r.stopwatch {
+            throw UsageError(message: "--test-pattern shows no activity (drop --until and --stopwatch)")
         }
         if sawCycle != sawCycles { throw UsageError(message: "--cycle and --cycles go together") }
         if r.cycles > 0, r.cycle > r.cycles { throw UsageError(message: "--cycle \(r.cycle) is past --cycles \(r.cycles)") }
@@ -198,6 +204,7 @@ public enum RenderCommand {
 
     /// The frame for a request, with the daemon's default options.
     public static func render(_ r: Request, with renderer: Renderer) -> Bitmap {
+        if r.testPattern { return TestPattern.frame(width: r.size.width, height: r.size.height) }
         let (activity, now) = scene(r)
         return renderer.render(activity.map { [$0] } ?? [], presentation: r.presentation, now: now, size: r.size)
     }

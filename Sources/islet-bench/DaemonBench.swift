@@ -23,7 +23,8 @@ struct DaemonBench {
     var isletctl: String { binDir + "/isletctl" }
 
     static let keys: [Key] = [.wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSRunningNight, .rssKibPeak, .pssKib, .privateKib, .startToFirstFrameMs,
-                              .buttonToBusUsP50, .buttonToBusUsP99, .tickLatenessMsP99, .tickLatenessMsMax]
+                              .buttonToBusUsP50, .buttonToBusUsP99, .pressToLastByteUsP50At400kHz, .pressToLastByteUsP99At400kHz,
+                              .pressToLastByteUsP50At100kHz, .pressToLastByteUsP99At100kHz, .tickLatenessMsP99, .tickLatenessMsMax]
 
     func run(into r: inout Results) {
         func missAll(_ why: String) { for k in Self.keys { r[k] = .missing(why) } }
@@ -151,8 +152,8 @@ struct DaemonBench {
 
         // 5. Mock button presses: from our write on the socket to the first byte of the next flush.
         if !d.reader.hasOrigin {
-            r[.buttonToBusUsP50] = .missing(noCapture)
-            r[.buttonToBusUsP99] = .missing(noCapture)
+            for k in [Key.buttonToBusUsP50, .buttonToBusUsP99, .pressToLastByteUsP50At400kHz, .pressToLastByteUsP99At400kHz,
+                      .pressToLastByteUsP50At100kHz, .pressToLastByteUsP99At100kHz] { r[k] = .missing(noCapture) }
         } else {
             measurePresses(sock: sock, reader: d.reader, into: &r)
         }

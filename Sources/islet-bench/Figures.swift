@@ -40,6 +40,10 @@ enum Key: String, CaseIterable, Sendable {
     case startToFirstFrameMs = "start_to_first_frame_ms"
     case buttonToBusUsP50 = "button_to_bus_us_p50"
     case buttonToBusUsP99 = "button_to_bus_us_p99"
+    case pressToLastByteUsP50At400kHz = "press_to_last_byte_us_p50_400khz"
+    case pressToLastByteUsP99At400kHz = "press_to_last_byte_us_p99_400khz"
+    case pressToLastByteUsP50At100kHz = "press_to_last_byte_us_p50_100khz"
+    case pressToLastByteUsP99At100kHz = "press_to_last_byte_us_p99_100khz"
     case tickLatenessMsP99 = "tick_lateness_ms_p99"
     case tickLatenessMsMax = "tick_lateness_ms_max"
     case mqttBytesPerTransition = "mqtt_bytes_per_transition"
@@ -89,6 +93,10 @@ enum Key: String, CaseIterable, Sendable {
         case .startToFirstFrameMs: "isletd start to first frame"
         case .buttonToBusUsP50: "button to bus, p50"
         case .buttonToBusUsP99: "button to bus, p99"
+        case .pressToLastByteUsP50At400kHz: "press to its last byte on a 400 kHz wire, p50"
+        case .pressToLastByteUsP99At400kHz: "press to its last byte on a 400 kHz wire, p99"
+        case .pressToLastByteUsP50At100kHz: "press to its last byte on a 100 kHz wire, p50"
+        case .pressToLastByteUsP99At100kHz: "press to its last byte on a 100 kHz wire, p99"
         case .tickLatenessMsP99: "tick lateness, p99"
         case .tickLatenessMsMax: "tick lateness, maximum"
         case .mqttBytesPerTransition: "MQTT bytes on the broker per transition"
@@ -120,6 +128,7 @@ enum Key: String, CaseIterable, Sendable {
              .busFloorBytesPerTick, .mqttBytesPerTransition, .syncBytesPerChange, .webPageBytes, .webFrameEventBytes: "B"
         case .busTransactionsPerTick, .busTransactionsPerTickLockscreen128x64: "txn"
         case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99,
+             .pressToLastByteUsP50At400kHz, .pressToLastByteUsP99At400kHz, .pressToLastByteUsP50At100kHz, .pressToLastByteUsP99At100kHz,
              .mqttCommandToBusUsP50, .mqttCommandToBusUsP99, .syncCommandToPeerBusUsP50, .syncCommandToPeerBusUsP99,
              .webCommandToEventUsP50, .webCommandToEventUsP99: "us"
         case .wakeupsPerSRunning, .wakeupsPerSPaused, .wakeupsPerSMinimal, .wakeupsPerSIdle, .wakeupsPerSRunningNight, .wakeupsPerSPausedMQTT,

@@ -255,6 +255,10 @@ public enum CtlMain {
         }
         if withStatus, let st = r.status {
             lines.append("presentation \(st.presentation); panel \(st.bus) \(st.panelPresent ? "present" : "not answering"), display \(st.panelOn ? "on" : "off")")
+            if let t = st.transport {
+                lines.append("transport " + (t == "i2c" ? "i2c (plain I²C: I2C_RDWR, one message a write)" : t == "smbus" ? "smbus (SMBus I²C-block writes)" : t))
+            }
+            if let e = st.panelError { lines.append("panel error: \(e)") }
             lines.append("wake-ups \(st.wakeups), frames \(st.frames), bus bytes \(st.busBytes), bus errors \(st.busErrors), clients \(st.clients), up \(Int(st.uptimeSeconds)) s")
             if let e = st.storeError { lines.append("state file problem: \(e)") }
             if st.clockBehind { lines.append("the clock is behind the last save: times are shown stale") }

@@ -11,6 +11,7 @@ extension RenderCommand {
                                [--stopwatch --elapsed SECONDS] [--icon NAME] [--scale N] -o FILE
                isletctl render --until [--remaining SECONDS] [--progress 0-100] [--text TEXT]
                                [--title TEXT] [--icon NAME] [--state running|complete] ... -o FILE
+               isletctl render --test-pattern --size WxH -o FILE   (what isletctl test-pattern shows)
           FILE ends in .pbm (plain P1, 1 = lit) or .png; -o - writes PBM to standard output.
           Defaults: compact, 128x32, running, --duration 300, --remaining = duration,
           --cycle 1 --cycles 1 (0: open-ended), --language en, --scale 1 (PNG only).

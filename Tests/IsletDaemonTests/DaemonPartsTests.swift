@@ -43,7 +43,7 @@ struct DaemonPartsTests {
         defer { d.stop() }
         let status = try #require(try d.request(#"{"op":"status"}"#)?["status"] as? [String: Any])
         let core: Set = ["pid", "version", "uptime_seconds", "wakeups", "frames", "bus_bytes", "bus_errors", "panel_present",
-                         "panel_on", "bus", "size", "presentation", "panel"]
+                         "panel_on", "bus", "transport", "size", "presentation", "panel"]
         let blocks: Set = ["clients", "clock_behind", "night", "mqtt", "sync", "web"]
         #expect(Set(status.keys) == core.union(blocks), "\(status.keys.sorted())")
         #expect(status["clients"] is Int && status["clock_behind"] as? Bool == false)

@@ -24,6 +24,8 @@ final class FakeI2CSystem: I2CSystem, Sendable {
         /// errno of I2C_SLAVE per address (EBUSY: a kernel driver claimed it).
         var slaveErrno: [UInt8: Int32] = [:]
         var panel: EmulatedPanel? = nil
+        /// What presentBuses answers (the machine's /dev/i2c-N nodes and adapter names).
+        var buses: [String] = []
     }
     let state: Mutex<State>
 
@@ -66,6 +68,7 @@ final class FakeI2CSystem: I2CSystem, Sendable {
             return .success(())
         }
     }
+    func presentBuses() -> [String] { state.withLock { $0.buses } }
     func smbusBlockWrite(_ fd: Descriptor, command: UInt8, bytes: [UInt8]) -> Result<Void, Errno> {
         state.withLock { s in
             s.calls.append(.smbus(command, bytes))
@@ -127,6 +130,22 @@ final class FakeI2CSystem: I2CSystem, Sendable {
             #expect(error.kind == kind && error.device == "/dev/i2c-1" && error.errno == Errno(code))
             #expect(error.hint.contains(hint))
             #expect(error.errno == Errno(code) && error.description.contains(String(cString: strerror(code))))
+        }
+    }
+
+    /// A bus number that does not exist on a machine that has others: the error names them, each
+    /// with its adapter, so the config can be put right without i2cdetect.
+    @Test func aWrongBusNamesTheBusesThatExist() {
+        let sys = FakeI2CSystem(funcs: I2CFunctionality.plainI2C)
+        sys.state.withLock {
+            $0.openErrno = ENOENT
+            $0.buses = ["/dev/i2c-1 (bcm2835 (i2c@7e804000))", "/dev/i2c-2 (bcm2835 (i2c@7e805000))"]
+        }
+        #expect { _ = try LinuxI2CBus(bus: 7, system: sys) } throws: { e in
+            guard let e = e as? I2CError else { return false }
+            return e.kind == .noSuchBus && e.device == "/dev/i2c-7"
+                && e.description.contains("/dev/i2c-1 (bcm2835 (i2c@7e804000)), /dev/i2c-2 (bcm2835 (i2c@7e805000))")
+                && e.description.contains("[display] bus") && !e.hint.contains("dtparam")
         }
     }
 
@@ -208,7 +227,9 @@ final class FakeI2CSystem: I2CSystem, Sendable {
             Issue.record("a bus /dev/i2c-250 should not exist here")
         } catch {
             #expect(error.kind == .noSuchBus && error.errno == Errno(ENOENT))
-            #expect(error.hint.contains("dtparam=i2c_arm=on"))
+            // With no bus at all the hint says how to enable the Pi's; with some, it names them.
+            let present = LiveI2CSystem().presentBuses()
+            #expect(present.isEmpty ? error.hint.contains("dtparam=i2c_arm=on") : present.allSatisfy { error.hint.contains($0) })
         }
     }
 

@@ -26,4 +26,16 @@ struct RenderCommandTests {
         let openDone = RenderCommand.scene(try RenderCommand.parse(["--state", "complete", "--cycle", "7", "--cycles", "0", "-o", "-"]))
         #expect(openDone.activity?.phase == .complete)
     }
+
+    /// `--test-pattern`: the pattern `isletctl test-pattern` puts on the panel, at the size asked,
+    /// so a capture of it can be checked like any other frame (make test-pi). Its documented
+    /// border: every pixel of the four edges lit.
+    @Test func testPatternIsThePanelsPattern() throws {
+        let r = try RenderCommand.parse(["--test-pattern", "--size", "128x64", "-o", "-"])
+        let frame = RenderCommand.render(r, with: try Renderer())
+        #expect(frame.width == 128 && frame.height == 64)
+        #expect((0..<128).allSatisfy { frame[$0, 0] && frame[$0, 63] })
+        #expect((0..<64).allSatisfy { frame[0, $0] && frame[127, $0] })
+        #expect(throws: RenderCommand.UsageError.self) { try RenderCommand.parse(["--test-pattern", "--until", "-o", "-"]) }
+    }
 }

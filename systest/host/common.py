@@ -126,13 +126,47 @@ def hash_of(*args):
     return h.hexdigest()[:16]
 
 
+MANIFEST = ".sha256sums"
+
+
+def manifest(d):
+    """'sha256  path' of every regular file under d (sorted; the bookkeeping files left out):
+    written when an entry is built, compared each time it is used."""
+    out = []
+    for top, dirs, files in os.walk(d):
+        dirs.sort()
+        for f in sorted(files):
+            p = os.path.join(top, f)
+            rel = os.path.relpath(p, d)
+            if rel in (MANIFEST, ".complete", ".build-seconds") or os.path.islink(p) or not os.path.isfile(p):
+                continue
+            h = hashlib.sha256()
+            with open(p, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+            out.append(f"{h.hexdigest()}  {rel}\n")
+    return "".join(out)
+
+
+def intact(d):
+    """Whether a complete entry still holds exactly what was built: an entry without a manifest
+    (made before there were manifests) or whose files changed is not trusted."""
+    try:
+        with open(f"{d}/{MANIFEST}") as f:
+            return f.read() == manifest(d)
+    except OSError:
+        return False
+
+
 def cached(name, key, builder):
     """The directory CACHE/NAME-KEY, built first when it does not exist: under an exclusive lock
     on NAME, the builder command runs with a fresh temporary directory as its last argument, which
-    is then renamed to the final name. Older keys of NAME are removed (inputs changed)."""
+    is then renamed to the final name. Older keys of NAME are removed (inputs changed). Each use
+    checks the entry's files against the manifest written when it was built; a corrupt entry is
+    built again."""
     final = f"{CACHE}/{name}-{key}"
     os.makedirs(CACHE, exist_ok=True)
-    if os.path.isfile(f"{final}/.complete"):
+    if os.path.isfile(f"{final}/.complete") and intact(final):
         return final
     with open(f"{CACHE}/{name}.lock", "w") as lock:
         try:
@@ -141,7 +175,16 @@ def cached(name, key, builder):
             say(f"waiting for another run that is building {name}")
             fcntl.flock(lock, fcntl.LOCK_EX)
         if os.path.isfile(f"{final}/.complete"):
-            return final
+            if intact(final):
+                return final
+            say(f"{name}-{key} does not match its manifest (changed or damaged since it was built): building it again")
+            # Not from under a running test (hold_cached): its guest may still be reading it.
+            with open(f"{final}/.complete") as f:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    die(f"{final} is in use by a running test: run again once it has ended")
+                shutil.rmtree(final)
         tmp = tempfile.mkdtemp(prefix=f".tmp-{name}-{key}.", dir=CACHE)
         try:
             t0 = time.time()
@@ -149,6 +192,8 @@ def cached(name, key, builder):
             run([*builder, tmp], f"building {name} failed", stdout=sys.stderr)
             with open(f"{tmp}/.build-seconds", "w") as f:
                 f.write(since(t0) + "\n")
+            with open(f"{tmp}/{MANIFEST}", "w") as f:
+                f.write(manifest(tmp))
             open(f"{tmp}/.complete", "w").close()
             shutil.rmtree(final, ignore_errors=True)
             os.rename(tmp, final)
