@@ -53,14 +53,6 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         case size, presentation, storeError = "store_error", panel
     }
 
-    /// Any key of a part's block.
-    struct PartKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     /// A part writes its block (a value that encodes as JSON) under its own key; a key of the
     /// core's, or one another part wrote, is refused: each key has one owner.
     @discardableResult
@@ -96,7 +88,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         presentation = try c.decode(String.self, forKey: .presentation)
         storeError = try c.decodeIfPresent(String.self, forKey: .storeError)
         panel = try c.decodeIfPresent(PanelImage.self, forKey: .panel)
-        let all = try decoder.container(keyedBy: PartKey.self)
+        let all = try decoder.container(keyedBy: AnyCodingKey.self)
         for key in all.allKeys where CodingKeys(rawValue: key.stringValue) == nil {
             parts[key.stringValue] = try all.decode(JSONValue.self, forKey: key)
         }
@@ -120,7 +112,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         try c.encode(presentation, forKey: .presentation)
         try c.encodeIfPresent(storeError, forKey: .storeError)
         try c.encodeIfPresent(panel, forKey: .panel)
-        var all = encoder.container(keyedBy: PartKey.self)
-        for (key, value) in parts { try all.encode(value, forKey: PartKey(stringValue: key)) }
+        var all = encoder.container(keyedBy: AnyCodingKey.self)
+        for (key, value) in parts { try all.encode(value, forKey: AnyCodingKey(key)) }
     }
 }

@@ -41,3 +41,13 @@ public enum JSONValue: Hashable, Sendable, Codable {
         }
     }
 }
+
+/// Any key of a JSON object, for the objects whose keys are not fixed (the parts' blocks of
+/// `status`, their slices of the state file).
+public struct AnyCodingKey: CodingKey, Sendable {
+    public var stringValue: String
+    public var intValue: Int? { nil }
+    public init(_ s: String) { stringValue = s }
+    public init(stringValue: String) { self.stringValue = stringValue }
+    public init?(intValue: Int) { nil }
+}

@@ -67,9 +67,9 @@ struct StateFile: Codable {
         try c.encodeIfPresent(bootNs, forKey: .bootNs)
         try c.encodeIfPresent(timelineOffsetNs, forKey: .timelineOffsetNs)
         try c.encode(activities, forKey: .activities)
-        var all = encoder.container(keyedBy: FileKey.self)
+        var all = encoder.container(keyedBy: AnyCodingKey.self)
         // A part's key never hides a field of the core's.
-        for (key, slice) in slices where CodingKeys(rawValue: key) == nil { try all.encode(slice, forKey: FileKey(key)) }
+        for (key, slice) in slices where CodingKeys(rawValue: key) == nil { try all.encode(slice, forKey: AnyCodingKey(key)) }
     }
 }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import IsletProtocol
 
 /// A part's slice of the state file, under its own key beside the activities (the sync
 /// group's ledger under `sync`): the part saves and restores it, the store names no part.
@@ -10,20 +11,11 @@ public protocol SavedSlice: Codable, Sendable {
     var schema: Int { get }
 }
 
-/// Any key of the state file's object.
-struct FileKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ s: String) { stringValue = s }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
 /// One slice type's value in a state file's bytes (nil when the file has none).
 struct OneSlice<T: SavedSlice>: Decodable {
     var value: T?
     init(from decoder: any Decoder) throws {
-        value = try decoder.container(keyedBy: FileKey.self).decodeIfPresent(T.self, forKey: FileKey(T.key))
+        value = try decoder.container(keyedBy: AnyCodingKey.self).decodeIfPresent(T.self, forKey: AnyCodingKey(T.key))
     }
 
     static func decode(_ bytes: [UInt8]) throws -> (any SavedSlice)? {
