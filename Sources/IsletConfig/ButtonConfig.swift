@@ -273,7 +273,7 @@ fileprivate func parseBool(key: String, value: String) throws(ConfigValueError) 
     switch value.lowercased() {
     case "true", "yes", "on", "1": return true
     case "false", "no", "off", "0": return false
-    default: throw ConfigValueError(key: key, value: value, problem: "not a yes/no value", accepted: ["true", "false"])
+    default: throw ConfigValueError(key: key, value: value, problem: "not a yes/no value", accepted: ["true", "false", "yes", "no", "on", "off", "1", "0"])
     }
 }
 

@@ -72,6 +72,7 @@ import Glibc
         ("source", "gpio", "chip"),
         ("bias", "pullup", "pull-up"),
         ("active_low", "maybe", "true"),
+        ("active_low", "enabled", "on"),
         ("debounce_ms", "-1", "0…1000"),
         ("debounce_ms", "2000", "0…1000"),
         ("long_press_ms", "50", "100…10000"),
