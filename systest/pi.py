@@ -30,26 +30,13 @@ sys.path[:0] = [HERE, ROOT]
 
 from host import pi_guest  # noqa: E402
 from host.apt import binfmt_arm64, SuiteApt  # noqa: E402
-from host.common import apt_ensure, die, empty_dir, say, since  # noqa: E402
+from host.common import apt_ensure, die, empty_dir, parse_flags, say, since  # noqa: E402
 from host.pi_report import check_all  # noqa: E402
 
 
 def options(argv):
-    o = {"deb": "", "results": f"{ROOT}/systest-results/pi3", "timeout": "300", "keep": False}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("--deb", "--results", "--timeout") and i + 1 < len(argv):
-            o[a[2:]] = argv[i + 1]
-            i += 2
-        elif a == "--keep":
-            o["keep"] = True
-            i += 1
-        elif a in ("-h", "--help"):
-            print(__doc__, end="")
-            sys.exit(0)
-        else:
-            die(f"unknown argument {a} (see systest/pi.py --help)")
+    o = parse_flags(argv, {"deb": "", "results": f"{ROOT}/systest-results/pi3", "timeout": "300", "keep": False},
+                    {"--deb": "a .deb file", "--results": "a directory", "--timeout": "seconds"}, __doc__, "systest/pi.py")
     if not o["timeout"].isdigit():
         die("--timeout takes seconds")
     if not o["deb"]:

@@ -47,7 +47,7 @@ sys.path[:0] = [HERE, ROOT]  # host.* (this run's modules) and testkit.*
 from host import artifacts, images, report, repo  # noqa: E402
 from host.apt import host_packages  # noqa: E402
 from host.broker import Broker  # noqa: E402
-from host.common import HOST_ARCH, HOST_SUITE, die, empty_dir, say, since  # noqa: E402
+from host.common import HOST_ARCH, HOST_SUITE, die, empty_dir, parse_flags, say, since  # noqa: E402
 from host.qemu import Guest, command, disk, exit_status  # noqa: E402
 from testkit.wait import free_port  # noqa: E402
 
@@ -57,24 +57,9 @@ SUPPORTED = {"amd64:bookworm", "amd64:trixie", "arm64:trixie"}
 def options(argv):
     o = {"guest": "", "arch": "amd64", "results": "", "keep": False, "timeout": os.environ.get("ISLET_SYSTEST_TIMEOUT", ""),
          "smp": "1", "reboot": "powercycle"}
-    needs = {"--guest": "a suite", "--arch": "amd64 or arm64", "--results": "a directory", "--timeout": "seconds",
-             "--smp": "a number", "--reboot": "powercycle or reset"}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in needs:
-            if i + 1 >= len(argv) or not argv[i + 1]:
-                die(f"{a} needs {needs[a]}")
-            o[a[2:]] = argv[i + 1]
-            i += 2
-        elif a == "--keep":
-            o["keep"] = True
-            i += 1
-        elif a in ("-h", "--help"):
-            print(__doc__, end="")
-            sys.exit(0)
-        else:
-            die(f"unknown argument {a} (see systest/run.py --help)")
+    parse_flags(argv, o, {"--guest": "a suite", "--arch": "amd64 or arm64", "--results": "a directory",
+                          "--timeout": "seconds", "--smp": "a number", "--reboot": "powercycle or reset"},
+                __doc__, "systest/run.py")
     if o["reboot"] not in ("powercycle", "reset"):
         die("--reboot takes powercycle or reset")
     # arm64: trixie alone. Debian has no Swift for bookworm's arm64 and Islet's arm64 package is

@@ -27,6 +27,28 @@ def die(text):
     sys.exit(1)
 
 
+def parse_flags(argv, o, needs, doc, prog):
+    """Fills `o` from argv: each flag in `needs` takes a value (its text names what, for the
+    error), a flag that is a bool in `o` takes none; -h prints `doc`. Anything else stops."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in needs:
+            if i + 1 >= len(argv) or not argv[i + 1]:
+                die(f"{a} needs {needs[a]}")
+            o[a[2:]] = argv[i + 1]
+            i += 2
+        elif a.startswith("--") and isinstance(o.get(a[2:]), bool):
+            o[a[2:]] = True
+            i += 1
+        elif a in ("-h", "--help"):
+            print(doc, end="")
+            sys.exit(0)
+        else:
+            die(f"unknown argument {a} (see {prog} --help)")
+    return o
+
+
 def since(t0):
     return f"{time.time() - t0:.1f}"
 
