@@ -82,6 +82,33 @@ class HostTests(unittest.TestCase):
     def test_shell_words_as_printf_q(self):
         self.assertEqual(shell_words(["qemu", "user,id=net0", "a b", "x=1:2"]), r"qemu user\,id=net0 a\ b x=1:2 ")
 
+class FlagTests(unittest.TestCase):
+    """run.py's and pi.py's flags: a value flag takes the next word, a bool flag none, and a
+    missing value or an unknown word stops with the flag named."""
+
+    def parse(self, argv):
+        return common.parse_flags(argv, {"deb": "", "keep": False}, {"--deb": "a .deb file"}, "doc\n", "prog")
+
+    def stops(self, argv):
+        out = io.StringIO()
+        with self.assertRaises(SystemExit), unittest.mock.patch("sys.stderr", out), redirect_stdout(out):
+            self.parse(argv)
+        return out.getvalue()
+
+    def test_values_and_bools(self):
+        self.assertEqual(self.parse(["--keep", "--deb", "x.deb"]), {"deb": "x.deb", "keep": True})
+        self.assertEqual(self.parse([]), {"deb": "", "keep": False})
+
+    def test_a_missing_value_names_what_it_takes(self):
+        self.assertIn("--deb needs a .deb file", self.stops(["--deb"]))
+        self.assertIn("--deb needs a .deb file", self.stops(["--deb", ""]))
+
+    def test_an_unknown_word_names_itself_and_the_program(self):
+        self.assertIn("unknown argument --debs (see prog --help)", self.stops(["--debs", "x"]))
+        # A value flag's name is not a bool flag: --deb without "=" never turns it into True.
+        self.assertIn("unknown argument --deb=x", self.stops(["--deb=x"]))
+
+
 
 if __name__ == "__main__":
     unittest.main()
