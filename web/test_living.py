@@ -185,6 +185,9 @@ class Living(WebCase):
             else:
                 b.wait(lambda: filt() == "none", "the canvas at full light by day")
             self.assertEqual(b.js("return document.getElementById('night-on').checked"), n["night"])
+            # A request that already holds the next boundary's mode hands back to the schedule there.
+            said = "schedule again from" if n["next_night"] == n["night"] else ("night from" if n["next_night"] else "day from")
+            b.wait(lambda: f"{said} {n['next_local']}" in (b.text("#night-when") or ""), f"'{said} {n['next_local']}'")
             steps.append(f"night {n['night']} contrast {n['contrast']} filter {filt()}")
         # Night on, then the slider: contrast 128 through brightness, the canvas follows.
         if not d.status()["status"]["night"]["night"]:
@@ -238,3 +241,17 @@ class Living(WebCase):
             b.open(d.url)
             self.assertEqual(lengths(), ["5", "10", "20"], f"stored {bad[:20]!r}: the defaults")
         figure("quick starts: 5, 10, 20; after 5 and 7: 5, 7, 10; seven bad stored values read as the defaults")
+
+    def test_h_read_only_leaves_night_alone(self):
+        d = self.daemon(web={"read_only": "on"}, extra="[display]\nnight = 00:00-12:00\n")
+        b = self.browser.open(d.url)
+        b.wait(lambda: b.visible("#night"), "the night card")
+        b.wait(lambda: b.js("return document.getElementById('night-on').disabled && document.getElementById('contrast').disabled"),
+               "the switch and the slider off")
+        self.assertFalse(b.visible("#quick"), "no quick starts on a read-only page")
+        before = d.status()["status"]["night"]
+        r = d.curl("/api/request", method="POST", data='{"op":"brightness","night":true}',
+                   headers=("Content-Type: application/json", f"Origin: {d.url}"))
+        self.assertEqual((r.status, r.code), (403, "read_only"))
+        self.assertEqual(d.status()["status"]["night"]["source"], before["source"])
+        figure("read-only: night switch and contrast disabled, brightness 403 read_only")

@@ -314,7 +314,9 @@ function renderNight() {
   setText($("contrast-v"), slider.value);
   const when = [];
   if (n.window) when.push(...fill("night_window", {window: n.window.replace("-", "\u2013")}));
-  if (n.next) { if (when.length) when.push(" · "); when.push(...fill(n.next.night ? "night_from" : "day_from", {time: n.next.at})); }
+  // A boundary that changes nothing seen (a request already holds its mode) hands back to the schedule.
+  const key = !n.next ? null : n.next.night === n.on ? "schedule_from" : n.next.night ? "night_from" : "day_from";
+  if (key) { if (when.length) when.push(" · "); when.push(...fill(key, {time: n.next.at})); }
   $("night-when").replaceChildren(...when);
 }
 async function brightness(req, el) {

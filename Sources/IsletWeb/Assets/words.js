@@ -18,6 +18,7 @@ contrast: "Contrast|Contraste|Contraste|コントラスト|对比度|التبا�
 night_window: "Night {window}|Noche {window}|Noite {window}|夜間 {window}|夜间 {window}|الليل {window}|לילה {window}",
 night_from: "night from {time}|noche desde las {time}|noite a partir das {time}|{time} から夜間|{time} 起夜间|الليل من {time}|לילה מ-{time}",
 day_from: "day from {time}|día desde las {time}|dia a partir das {time}|{time} から日中|{time} 起日间|النهار من {time}|יום מ-{time}",
+schedule_from: "schedule again from {time}|horario de nuevo desde las {time}|horário de novo a partir das {time}|{time} からスケジュールに戻ります|{time} 起恢复计划|الجدول من جديد من {time}|לוח הזמנים שוב מ-{time}",
 sound_on: "Sound on|Activar sonido|Ativar som|音を有効にする|开启声音|تشغيل الصوت|הפעלת צליל",
 sound_is_on: "Sound is on|Sonido activado|Som ativado|音は有効です|声音已开启|الصوت مفعّل|הצליל פעיל",
 n_on: "Notifications on|Notificaciones activadas|Notificações ativadas|通知オン|通知已开启|الإشعارات مفعّلة|התראות פעילות",
