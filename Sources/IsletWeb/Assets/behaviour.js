@@ -376,8 +376,13 @@ function notice(alerts, d) {
     const a = (d.activities || []).find((y) => y.timer === x.timer);
     const title = (a && a.attributes && a.attributes.title) || x.timer;
     const body = x.kind === "completed" ? t("complete") : (a && a.content && a.content.pushed && typeof a.content.pushed.text === "string" ? a.content.pushed.text : t("n_alert"));
-    try { new Notification(title, {body: body, tag: "islet-" + x.timer, lang: lang}); } catch (e) { /* Android wants a service worker */ }
+    showNotification(title, {body: body, tag: "islet-" + x.timer, lang: lang});
   }
+}
+
+function showNotification(title, opts) {
+  try { new Notification(title, opts); return; } catch (e) { /* Android's Chrome: only through a service worker */ }
+  if (navigator.serviceWorker) navigator.serviceWorker.getRegistration().then((r) => r && r.showNotification(title, opts)).catch(() => {});
 }
 
 // Quick starts: the last three lengths used, smallest first.
