@@ -15,6 +15,16 @@ from testkit.wait import wait_until
 
 ROW = "#list > li.act[data-timer='{}']"
 
+# Counts the chime's oscillators and records vibrations, through the browser's own objects.
+SOUND_HOOK = """
+(() => {
+  window.__osc = 0; window.__vib = [];
+  const AC = window.AudioContext;
+  if (AC) { const real = AC.prototype.createOscillator; AC.prototype.createOscillator = function () { window.__osc++; return real.call(this); }; }
+  if (navigator.vibrate) { const v = navigator.vibrate.bind(navigator); navigator.vibrate = (p) => { window.__vib.push(p); return v(p); }; }
+})();
+"""
+
 # Wraps the browser's own Notification (nothing of the page's) to record each construction,
 # then calls the real one: proof that the page's code asked the browser for a notification.
 NOTIFICATION_HOOK = """
@@ -132,7 +142,7 @@ class Living(WebCase):
         d = self.daemon()
         b = self.browser
         b.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": d.url, "permissions": ["notifications"]})
-        hook = b.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NOTIFICATION_HOOK})
+        hook = b.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NOTIFICATION_HOOK + SOUND_HOOK})
         try:
             b.open(d.url)
             self.assertEqual(b.attr("#notify-note", "data-state"), "n_on", "granted on a secure origin (127.0.0.1)")
@@ -145,6 +155,8 @@ class Living(WebCase):
             notes = b.wait(lambda: b.js("return window.__notes"), "a Notification after the countdown's end", 6)
             took = time.monotonic() - t0
             self.assertEqual(notes, [{"title": "Tea", "body": "Complete", "tag": "islet-tea"}], "one, for the completion only (an end is none)")
+            self.assertEqual(b.js("return window.__osc"), 2, "the chime's two notes, once")
+            self.assertEqual(b.js("return window.__vib"), [[200, 100, 200]], "one vibration")
             self.ctl_ok(d, "start", "--until", "+10", "--timer", "laundry", "--title", "Laundry", "--text", "Washing")
             self.ctl_ok(d, "update", "--timer", "laundry", "--text", "Rinsing")
             self.ctl_ok(d, "update", "--timer", "laundry", "--text", "Done", "--alert")
@@ -163,6 +175,21 @@ class Living(WebCase):
             b.driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": hook["identifier"]})
             b.driver.execute_cdp_cmd("Browser.resetPermissions", {})
         figure(f"Notification('Tea', 'Complete') {took:.2f} s after a 2 s countdown's start; Laundry 'Done' on its alert; none without the permission")
+
+    def test_i_plain_http_on_a_name_says_notifications_need_https(self):
+        """The page by a host name over plain HTTP is no secure context: no notification, and
+        the page says so (chromium maps the name to 127.0.0.1; the daemon takes it by `hostnames`)."""
+        from browser import Browser
+        d = self.daemon(web={"hostnames": "islet.test"})
+        b = Browser(args=("--host-resolver-rules=MAP islet.test 127.0.0.1",))
+        try:
+            b.open(f"http://islet.test:{d.port}/")
+            self.assertFalse(b.js("return window.isSecureContext"))
+            self.assertEqual(b.attr("#notify-note", "data-state"), "n_insecure")
+            self.assertEqual(b.text("#notify-note"), "Notifications need HTTPS or localhost")
+        finally:
+            b.close()
+        figure("http://islet.test: 'Notifications need HTTPS or localhost'")
 
     def test_e_night_card_through_brightness(self):
         d = self.daemon(extra="[display]\nnight = 00:00-12:00\nnight_contrast = 0\ncontrast = 200\n")
