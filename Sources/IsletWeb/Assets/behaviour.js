@@ -516,7 +516,14 @@ function wire() {
   $("night-on").addEventListener("change", (ev) => brightness({night: ev.currentTarget.checked}, ev.currentTarget));
   $("contrast").addEventListener("input", (ev) => setText($("contrast-v"), ev.currentTarget.value));
   $("contrast").addEventListener("change", (ev) => brightness({contrast: parseInt(ev.currentTarget.value, 10) || 0}, ev.currentTarget));
-  $("sound").addEventListener("click", allowSound);
+  $("sound").addEventListener("click", () => {
+    if (!audio) return allowSound();
+    // Off again: no chime and no vibration (a notification stays the browser's permission).
+    try { audio.close(); } catch (e) { /* already closed */ }
+    audio = null;
+    save("islet.sound", "off");
+    renderAlerts();
+  });
   $("quick").addEventListener("click", async (ev) => {
     const b = ev.target.closest("button[data-minutes]");
     if (!b || b.disabled) return;
