@@ -5,8 +5,8 @@ docs/gallery: web-{phone,desktop}-{en,ar}.png (a phone: 390x844 CSS pixels at 2x
 the pill dimmed as the glass). isletd runs on the mock bus with a titled countdown and a
 laundry `until` activity with its progress.
 
-A new view is one more line of VIEWS: (name, languages, what to do on the open page), e.g.
-("settings", ("en",), lambda b, d: b.click("#settings-open")).
+A new view is one more line of VIEWS: (name, languages, the daemon's extra config, what to do
+on the open page), e.g. ("settings", ("en",), "", lambda b, d: b.click("#settings-open")).
 
 Usage: web/screenshots.py DIRECTORY
 """
@@ -23,20 +23,22 @@ from harness import WebDaemon, binaries  # noqa: E402
 SHOTS = (("phone", 390, 844, 2, True), ("desktop", 1280, 800, 1, False))
 
 
+def window(from_h, to_h):
+    """`[display] night` from `from_h` to `to_h` hours after now on this machine's clock (the
+    daemon's zone): the schedule, not a request, decides what each view shows."""
+    now = time.localtime()
+    at = lambda h: time.strftime("%H:00", time.localtime(time.mktime(now) + h * 3600))   # whole hours, as people set them
+    return f"[display]\nnight = {at(from_h)}-{at(to_h)}\nnight_contrast = 40\n"
+
+
 def night(b, d):
-    d.request({"op": "brightness", "night": True})
     b.wait(lambda: b.attr("#frame", "data-night") == "true", "the page in night mode")
 
 
-def day(b, d):
-    d.request({"op": "brightness", "night": False})
-    b.wait(lambda: b.attr("#frame", "data-night") == "false", "the page in day mode")
-
-
-# (name, languages, what to do before the shot; "" is the page by day).
+# (name, languages, the daemon's extra config, what to do before the shot; "" is the page by day).
 VIEWS = (
-    ("", ("en", "ar"), day),
-    ("night", ("en",), night),
+    ("", ("en", "ar"), window(3, 10), None),
+    ("night", ("en",), window(0, 8), night),
 )
 
 
@@ -46,13 +48,13 @@ def shoot(out):
         sys.exit(f"web-screenshots: {why}")
     binaries()
     os.makedirs(out, exist_ok=True)
-    d = WebDaemon(extra="[display]\nnight = 22:30-07:00\nnight_contrast = 40\n").start()
-    try:
-        d.ctl("start", "--minutes", "20", "--cycles", "3", "--title", "Morning sit")
-        d.ctl("start", "--until", "+42", "--progress", "0.6", "--timer", "laundry", "--title", "Laundry",
-              "--icon", "laundry", "--text", "Rinsing")
-        time.sleep(2.5)   # a couple of seconds in
-        for view, langs, prepare in VIEWS:
+    for view, langs, extra, prepare in VIEWS:
+        d = WebDaemon(extra=extra).start()
+        try:
+            d.ctl("start", "--minutes", "20", "--cycles", "3", "--title", "Morning sit")
+            d.ctl("start", "--until", "+42", "--progress", "0.6", "--timer", "laundry", "--title", "Laundry",
+                  "--icon", "laundry", "--text", "Rinsing")
+            time.sleep(2.5)   # a couple of seconds in
             for name, w, h, scale, mobile in SHOTS:
                 for lang in langs:
                     b = Browser(w, h, scale=scale, mobile=mobile)
@@ -69,9 +71,8 @@ def shoot(out):
                         print(f"web-screenshots: {path}")
                     finally:
                         b.close()
-    finally:
-        d.close()
-
+        finally:
+            d.close()
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
