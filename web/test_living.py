@@ -5,7 +5,9 @@ only the verbs the table allows, a refused verb is off and a refusal stays by it
 Arabic a long Latin title loses its end, not its start; (d) a real completion and a real until
 alert construct a system Notification once the driver granted the permission; (e) the night
 card: the switch and the slider go through `brightness`, status.night follows, the canvas dims;
-(f) every control's accessible name holds its timer; (g) quick starts remember the last lengths.
+(f) every control's accessible name holds its timer; (g) quick starts remember the last lengths;
+(h) read-only leaves night alone; (i) plain HTTP by a name says notifications need HTTPS; (j) a
+sound allowed once comes back at the first tap.
 """
 import re
 import time
@@ -285,3 +287,14 @@ class Living(WebCase):
         self.assertEqual((r.status, r.code), (403, "read_only"))
         self.assertEqual(d.status()["status"]["night"]["source"], before["source"])
         figure("read-only: night switch and contrast disabled, brightness 403 read_only")
+
+    def test_j_sound_allowed_once_comes_back_at_the_first_tap(self):
+        d = self.daemon()
+        b = self.browser.open(d.url)
+        b.js("localStorage.setItem('islet.sound', 'on')")
+        b.open(d.url)
+        self.assertEqual(b.attr("#sound", "aria-pressed"), "false", "no sound before a gesture")
+        b.click("#timers-h")   # a tap anywhere that is not the button
+        b.wait(lambda: b.attr("#sound", "aria-pressed") == "true", "the first tap allows the sound again")
+        self.assertEqual(b.text("#sound"), "Sound is on")
+        figure("islet.sound = on: Sound is on after the first tap anywhere")
