@@ -64,7 +64,7 @@ return [...document.querySelectorAll('#list > li.act')].map((li) => ({
 
 
 class Browser:
-    def __init__(self, width=1280, height=800, scale=1, mobile=False, lang="en-US"):
+    def __init__(self, width=1280, height=800, scale=1, mobile=False, lang="en-US", args=()):
         webdriver = import_selenium()
         from selenium.webdriver.chrome.service import Service
         o = webdriver.ChromeOptions()
@@ -72,7 +72,7 @@ class Browser:
         for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                   "--no-first-run", "--disable-extensions", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-                  f"--window-size={width},{height}", f"--lang={lang}", "--force-device-scale-factor=1"):
+                  f"--window-size={width},{height}", f"--lang={lang}", "--force-device-scale-factor=1", *args):
             o.add_argument(a)
         o.add_experimental_option("prefs", {"intl.accept_languages": lang})
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)

@@ -9,6 +9,9 @@
   browsers run, every parse error with its line and column (a misspelled or stray end tag, a
   duplicate attribute, a quote left open). It checks syntax, not the content model.
 
+- parts.js's pure logic (the verb table, the tab's title, quick starts, night, alerts) run in
+  Node's vm beside words.js by web/parts_check.js, whose expectations come from the spec.
+
 A pass is trusted only after broken copies fail: each check first meets a copy with one fault
 and must report that fault at its file and line. Closes with "lint-web: N passed, M failed".
 """
@@ -31,6 +34,16 @@ catch (e) {
   process.exit(1);
 }
 """
+
+
+def check_parts(pieces):
+    """parts.js's pure logic (web/parts_check.js) run beside words.js: its failures."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".js", encoding="utf-8") as f:
+        f.write("".join(text for name, text in pieces if name in ("words.js", "parts.js")))
+        f.flush()
+        r = subprocess.run(["node", os.path.join(ROOT, "web", "parts_check.js"), f.name], capture_output=True, text=True, timeout=60)
+    return [] if r.returncode == 0 else [f"parts.js: {ln}" for ln in (r.stdout + r.stderr).strip().splitlines()] or ["parts.js: failed"]
 
 
 def read(name):
@@ -114,7 +127,12 @@ def cases(script, html_name):
     out.append(("HTML with a duplicate attribute", check_html(html_name, bad), f"{html_name}:{line}:"))
     bad, line = broken(html, "</section>", "</sectoin>")
     out.append(("HTML with a misspelled end tag", check_html(html_name, bad), f"{html_name}:{line}:"))
+    # parts.js whose verb table lets a paused timer pause: the check must see it.
+    name, text = pieces[1]
+    bad, line = broken(text, 'if (phase === "paused" || phase === "complete") refused.push("pause");', 'if (phase === "complete") refused.push("pause");')
+    out.append(("parts.js with a wrong verb table", check_parts([pieces[0], (name, bad)]), "parts.js: paused refuses"))
     out.append((f"the script ({' + '.join(script)}) parses as a classic script", check_script(pieces), None))
+    out.append(("parts.js's pure logic (web/parts_check.js)", check_parts(pieces), None))
     out.append((f"{html_name} has no parse error", check_html(html_name, html), None))
     return out
 

@@ -21,6 +21,8 @@ struct TurnState {
     /// later reading would let a second that came due while the turn ended pass undrawn (the
     /// turn found it not yet due, the plan found it already past: a 2 s gap on the panel).
     var finishedAt: Instant?
+    /// What a person should notice from this turn, for the watchers' `change` (not while catching up).
+    var alerts: [ChangeAlert] = []
 }
 
 /// The loop: wait on the descriptor table, let the handlers turn what is ready into changes,
@@ -107,6 +109,7 @@ extension Daemon {
         if turn.announce {
             change = snapshot()
             change?.event = "change"
+            if !turn.alerts.isEmpty { change?.alerts = turn.alerts }
         }
         let outcome = TurnOutcome(view: view, change: change, statusText: statusText(), picture: panel, values: values)
         for p in parts { p.publish(outcome) }

@@ -50,7 +50,8 @@ extension Daemon: Inbox {
             switch e {
             case .expand(let timer, let until): panel.expand(timer, until: until)
             case .announce: announce()
-            case .share, .adopted, .started, .transition: break
+            case .transition(let t, let timer): noteAlerts(t, timer: timer)
+            case .share, .adopted, .started: break
             }
             for p in parts { p.take(e, view) }
         }
@@ -165,6 +166,15 @@ extension Daemon: Inbox {
         let s = snapshot(now: now)
         turn.snapshot = s
         return s
+    }
+
+    /// The moments the chime sounds for, for the watchers too; nothing sounds for a catch-up.
+    private func noteAlerts(_ t: Transition, timer: String) {
+        guard !turn.catchingUp else { return }
+        for (effect, kind) in [(Effect.completed, ChangeAlert.Kind.completed), (.alerted, .alerted)] where t.effects.contains(effect) {
+            let a = ChangeAlert(timer: timer, kind: kind)
+            if !turn.alerts.contains(a), turn.alerts.count < ChangeAlert.maximumPerEvent { turn.alerts.append(a) }
+        }
     }
 
     /// Watchers, the network and systemd learn the turn's outcome at its end.

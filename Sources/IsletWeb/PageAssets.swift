@@ -32,6 +32,11 @@ package enum PageAssets {
     ///   daemon's `shown` as is: its frozen time, never 0:00 because a clock passed its end.
     /// - `untilChange(report, ms)`: how many ms after that the shown time next changes
     ///   (Infinity when it does not), so the page redraws on the second, as the daemon does.
+    /// - `verbs(report)`: the buttons a row offers and those its state refuses (README's
+    ///   transition table); `tabTitle(shown, phase)`: "9:13 ▶ Islet"; `quickLengths(stored)`,
+    ///   `rememberLength(list, m)`: the quick starts from what localStorage gives back, checked;
+    ///   `nightView(status.night)`: the card's values and the canvas's dimming; `alertsOf(change)`:
+    ///   a `change` event's well-formed `alerts` (docs/WEB.md "Living with the display").
     /// - `paint(canvas, frame)`: draws a `frame` event (`{width, height, on, pages}`) one canvas
     ///   pixel per panel pixel. `pages` is the SSD1306 page layout in hex: byte `page*width + x`,
     ///   bit b is row `page*8 + b`, the least significant bit on top. Lit is #e8f4ff, dark

@@ -70,6 +70,8 @@ struct NightModeTests {
         let n = try Night("night = 00:00-12:00\n")
         let first = try n.night()
         #expect(first.contrast == (first.night ? 7 : 200) && first.source == "schedule" && first.window == "00:00-12:00")
+        // The page's "night from 00:00" / "day from 12:00": the other mode, on the display's clock.
+        #expect(first.nextNight == !first.night && first.nextLocal == (first.night ? "12:00" : "00:00"))
         let wait = try n.untilBoundary()
         #expect(wait > 0 && wait <= 12 * 3_600_000)
         let frames = try #require(try n.daemon.status().status?.frames)
@@ -78,6 +80,7 @@ struct NightModeTests {
         try n.advance(1)
         let flipped = try n.night()
         #expect(flipped.night == !first.night && flipped.contrast == (flipped.night ? 7 : 200), "at the boundary, to the millisecond")
+        #expect(flipped.nextNight == first.night && flipped.nextLocal == (first.night ? "00:00" : "12:00"))
         #expect(try n.daemon.status().status?.frames == frames, "no redraw for a contrast")
         // The next boundary is twelve hours on, whichever half this was.
         #expect(try n.untilBoundary() == 12 * 3_600_000)

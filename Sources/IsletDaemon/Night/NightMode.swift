@@ -22,6 +22,8 @@ final class NightMode: DaemonPart {
     private let host: HostZone
     /// The schedule's answer, and the wall instant it was worked out at.
     private var scheduled: (night: Bool, next: Instant?, at: Instant?) = (false, nil, nil)
+    /// What the schedule turns to at `scheduled.next`.
+    private var nextIsNight = false
     /// A `brightness` request, in force until the boundary after it.
     private var override: Override?
     /// The contrast in force (what `status` says), and what the panel is asked for: a value
@@ -112,8 +114,10 @@ final class NightMode: DaemonPart {
         // otherwise the answer stands (a step forward past the boundary is caught by the first).
         if scheduled.at == nil || scheduled.next.map({ wall >= $0 }) == true || scheduled.at.map({ wall < $0 }) == true {
             if let window = settings.window {
-                let s = NightSchedule(window: window, zone: host.zone).state(at: wall)
+                let schedule = NightSchedule(window: window, zone: host.zone)
+                let s = schedule.state(at: wall)
                 scheduled = (s.isNight, s.nextBoundary, wall)
+                nextIsNight = schedule.isNight(at: s.nextBoundary)
             } else {
                 scheduled = (false, nil, wall)
             }
@@ -149,7 +153,8 @@ final class NightMode: DaemonPart {
         let night = override?.night ?? scheduled.night
         return NightStatus(night: night, contrast: Int(wanted ?? dayContrast), source: override == nil ? "schedule" : "override",
                            window: settings.window?.description, nextBoundary: scheduled.next,
-                           idle: settings.idle.rawValue, zone: host.name)
+                           idle: settings.idle.rawValue, zone: host.name, nextNight: nextIsNight,
+                           nextLocal: scheduled.next.map { NightStatus.wallClock($0, offsetSeconds: host.zone.utcOffset(at: $0)) })
     }
 
     func report(into status: inout DaemonStatus, _ turn: TurnView) { status.set("night", self.status) }

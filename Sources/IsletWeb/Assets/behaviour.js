@@ -1,6 +1,6 @@
 (() => {
 const W = ISLET_WORDS, P = ISLET_PARTS, $ = (id) => document.getElementById(id);
-const {match, clock, shownAfter, untilChange} = P;
+const {match, clock, shownAfter, untilChange, verbs} = P;
 // Codes that share a sentence; DETAIL's add the daemon's message.
 const SAME = {not_due: "not_applicable", too_many_clients: "busy", request_timeout: "busy"};
 const BAD = "invalid_json invalid_request missing_field invalid_field unknown_op unknown_field line_too_long unknown_button not_supported invalid_attributes";
@@ -9,6 +9,8 @@ let lang = "en", sess = {password: false, read_only: false}, started = false;
 let model = null, modelAt = 0, stat = null, statAt = 0;
 let es = null, live = false, backoff = 1, msg = null, msgTimer = 0, loginErr = null, statusTimer = 0, soonTimer = 0, tickTimer = 0;
 const rows = new Map(), busy = new Set();
+let audio = null, said = "", quick = [];
+const ROW_ERR_MS = 4000;
 
 // Words
 function load(k) { try { return localStorage.getItem(k); } catch (e) { return null; } }
@@ -56,7 +58,10 @@ function applyLang() {
   translate(document);
   render();
   renderStatus();
+  renderAlerts();
+  renderQuick();
   paintMessage();
+  rows.forEach((li) => { const p = li.querySelector(".row-err"); if (p._err) setText(p, describe(p._err)); });
   setText($("login-error"), loginErr ? describe(loginErr) : "");
 }
 function describe(err) {
@@ -70,8 +75,17 @@ function describe(err) {
 function showMessage(err) {
   msg = err;
   clearTimeout(msgTimer);
-  if (err) msgTimer = setTimeout(() => showMessage(null), 8000);
+  if (err) msgTimer = setTimeout(() => showMessage(null), 5000);
   paintMessage();
+}
+// A row's refusal stays by its row, briefly; nothing else is covered.
+function rowError(li, err) {
+  const p = li && li.querySelector(".row-err");
+  if (!p) return showMessage(err);
+  clearTimeout(p._timer);
+  p._err = err;
+  setText(p, err ? describe(err) : "");
+  if (err) p._timer = setTimeout(() => rowError(li, null), ROW_ERR_MS);
 }
 function paintMessage() {
   const el = $("message");
@@ -102,19 +116,24 @@ async function api(path, body) {
 }
 // The button stays disabled until the answer: a double tap cannot start twice.
 async function send(req, btn) {
-  if (sess.read_only) return showMessage({code: "read_only"});
+  const li = btn.closest("#list > li");
+  const fail = (e) => (li ? rowError(li, e) : showMessage(e));
+  if (sess.read_only) { fail({code: "read_only"}); return null; }
   busy.add(btn);
   btn.disabled = true;
   const r = await api("/api/request", req);
   busy.delete(btn);
-  btn.disabled = sess.read_only;
+  settle(btn);
   if (r.ok) {
-    showMessage(null);
+    if (li) rowError(li, null); else showMessage(null);
     if (!live) take(r);
   } else if (r.http !== 401) {
-    showMessage(r.error || {code: "internal"});
+    fail(r.error || {code: "internal"});
   }
+  return r;
 }
+// Off while read-only, while its request is out, or while the state refuses the verb.
+function settle(b) { b.disabled = !!sess.read_only || busy.has(b) || b.dataset.refused === "true"; }
 
 // The activities
 function take(d) {
@@ -146,6 +165,7 @@ function render() {
   const p = (model && model.presentation) || "off";
   setText($("presentation"), t("p_" + p, p));
   $("shown-timers").replaceChildren(shown.join(" "));
+  renderPill();
   const tp = $("test-pattern");
   tp.dataset.w = p === "test_pattern" ? "stop_pattern" : "p_test_pattern";
   setText(tp, t(tp.dataset.w));
@@ -159,17 +179,62 @@ function paintRow(li, a, onPill) {
   li.dataset.kind = sw ? "stopwatch" : until ? "until" : "countdown";
   // An until activity is named by its source; its status text stands where a cycle would.
   setText(li.querySelector(".name"), at.title || (until ? a.timer : t(sw ? "stopwatch" : "meditation")));
+  // What a screen reader names its buttons by: its title, else its timer (two untitled
+  // countdowns both show "Meditation"; their timers differ).
+  const name = accessibleName(a);
   setText(li.querySelector(".tid"), a.timer);
   setText(li.querySelector(".phase"), t(a.phase === "cycle_end" ? "cycle_complete" : a.phase, a.phase));
-  const said = until && c.pushed && typeof c.pushed.text === "string" ? [c.pushed.text] : [];
-  li.querySelector(".cycle").replaceChildren(...(sw ? [] : until ? said : fill(c.cycles ? "cycle" : "cycle_open", c)));
-  // Its source owns the end: nothing here pauses it.
-  li.querySelector('[data-op="pause"]').hidden = until;
-  li.querySelector('[data-op="resume"]').hidden = until;
+  const pushed = until && c.pushed && typeof c.pushed === "object" ? c.pushed : {};
+  const text = typeof pushed.text === "string" ? [pushed.text] : [];
+  li.querySelector(".cycle").replaceChildren(...(sw ? [] : until ? text : fill(c.cycles ? "cycle" : "cycle_open", c)));
+  // A source's progress, as a bar beside the time (the time may be its end's countdown).
+  const bar = li.querySelector(".progress"), pr = typeof pushed.progress === "number" && pushed.progress >= 0 && pushed.progress <= 1 ? Math.round(pushed.progress * 100) : null;
+  bar.hidden = pr === null;
+  if (pr !== null) {
+    bar.setAttribute("aria-valuenow", String(pr));
+    bar.setAttribute("aria-label", t("progress") + " " + name);
+    bar.firstElementChild.style.width = pr + "%";
+  }
+  // Only the verbs the table has for its kind; those its state refuses are off.
+  const v = verbs(a);
+  li.querySelectorAll("button[data-op]").forEach((b) => {
+    b.hidden = !v.offered.includes(b.dataset.op);
+    b.dataset.refused = String(v.refused.includes(b.dataset.op));
+    b.setAttribute("aria-label", fill("op_of", {op: t(b.dataset.op), name: name}).map((x) => (typeof x === "string" ? x : x.textContent)).join(""));
+    settle(b);
+  });
+  li.dataset.ops = String(v.offered.length);
   li.querySelector(".stale").hidden = !c.stale;
   setText(li.querySelector(".time"), a.shown);
   li.querySelector('[data-op="pause"]').classList.toggle("primary", a.phase === "running" || a.phase === "cycle_end");
   li.querySelector('[data-op="resume"]').classList.toggle("primary", a.phase === "paused");
+}
+function accessibleName(a) {
+  const at = a.attributes || {}, acts = (model && model.activities) || [];
+  const title = typeof at.title === "string" && at.title ? at.title : "";
+  if (!title) return a.timer;
+  return acts.some((b) => b !== a && b.attributes && b.attributes.title === title) ? title + " (" + a.timer + ")" : title;
+}
+// The activity the pill shows first (the one the tab's title and the canvas's text follow).
+function pillActivity() {
+  const shown = (model && model.shown_timers) || [];
+  return model && shown.length ? model.activities.find((a) => a.timer === shown[0]) || null : null;
+}
+// The tab's title and the canvas's text: the shown time and phase; a live region says the
+// phase and title when they change (not every second).
+function renderPill(now) {
+  const a = pillActivity(), time = a ? shownAfter(a, (now || performance.now()) - modelAt) : "";
+  const next = P.tabTitle(time, a && a.phase);
+  if (document.title !== next) document.title = next;
+  const c = $("pill");
+  let label = t("p_off");
+  if (a) {
+    const at = a.attributes || {}, ph = t(a.phase === "cycle_end" ? "cycle_complete" : a.phase, a.phase);
+    label = [time, ph, at.title || a.timer].join(", ");
+    const s = ph + ", " + (at.title || a.timer);
+    if (s !== said) { said = s; setText($("pill-said"), s); }
+  } else if (said) { said = ""; setText($("pill-said"), t("p_off")); }
+  if (c.getAttribute("aria-label") !== label) c.setAttribute("aria-label", label);
 }
 // Redraws the running times, then again when the next one changes (at most a second on).
 function tick() {
@@ -182,6 +247,7 @@ function tick() {
       next = Math.min(next, untilChange(a, now - modelAt));
     }
   }
+  renderPill(now);
   if (stat && typeof stat.uptime_seconds === "number") setText($("st-uptime"), clock(stat.uptime_seconds + (now - statAt) / 1000));
   clearTimeout(tickTimer);
   tickTimer = setTimeout(tick, Math.max(next, 0) + 2);
@@ -230,7 +296,112 @@ function renderStatus() {
   if (s.store_error) warn.push(t("store_error") + ": " + s.store_error);
   setText($("st-warn"), warn.join("\n"));
   $("st-warn").hidden = !warn.length;
+  renderNight();
   tick();
+}
+
+// Night and brightness: the switch and the slider show the daemon's night block; the pill
+// dims as the glass does. A slider being dragged keeps the person's value.
+function renderNight() {
+  const n = P.nightView(stat && stat.night);
+  $("night").hidden = !n;
+  $("frame").dataset.night = String(!!(n && n.on));
+  $("pill").style.filter = n && n.dim < 1 ? "brightness(" + n.dim + ")" : "";
+  if (!n) return;
+  $("night-on").checked = n.on;
+  const slider = $("contrast");
+  if (n.contrast !== null && document.activeElement !== slider) slider.value = String(n.contrast);
+  setText($("contrast-v"), slider.value);
+  const when = [];
+  if (n.window) when.push(...fill("night_window", {window: n.window.replace("-", "\u2013")}));
+  // A boundary that changes nothing seen (a request already holds its mode) hands back to the schedule.
+  const key = !n.next ? null : n.next.night === n.on ? "schedule_from" : n.next.night ? "night_from" : "day_from";
+  if (key) { if (when.length) when.push(" · "); when.push(...fill(key, {time: n.next.at})); }
+  $("night-when").replaceChildren(...when);
+}
+async function brightness(req, el) {
+  const r = await send(Object.assign({op: "brightness"}, req), el);
+  if (r && r.ok && r.status) { stat = r.status; statAt = performance.now(); renderStatus(); } else renderNight();
+}
+
+// The end of a session, noticed: a chime and a vibration once a tap allowed them, and a system
+// notification where the browser gives one (a secure context and the permission).
+function notifyState() {
+  if (!("Notification" in window)) return "n_unsupported";
+  if (!window.isSecureContext) return "n_insecure";
+  return {granted: "n_on", denied: "n_denied"}[Notification.permission] || "n_ask";
+}
+function renderAlerts() {
+  const on = !!audio;
+  const b = $("sound");
+  b.setAttribute("aria-pressed", String(on));
+  b.dataset.w = on ? "sound_is_on" : "sound_on";
+  setText(b, t(b.dataset.w));
+  const st = notifyState();
+  $("notify-note").dataset.state = st;
+  setText($("notify-note"), t(st));
+}
+async function allowSound() {
+  try {
+    const AC = window.AudioContext || window.webkitAudioContext;
+    if (AC && !audio) audio = new AC();
+    if (audio && audio.state === "suspended") await audio.resume();
+  } catch (e) { audio = null; }
+  save("islet.sound", "on");
+  if (notifyState() === "n_ask") { try { await Notification.requestPermission(); } catch (e) { /* an old browser */ } }
+  renderAlerts();
+}
+function chime() {
+  if (!audio) return;
+  try {
+    const now = audio.currentTime;
+    [880, 1318.5].forEach((f, i) => {
+      const o = audio.createOscillator(), g = audio.createGain(), at = now + i * 0.18;
+      o.frequency.value = f;
+      g.gain.setValueAtTime(0.0001, at);
+      g.gain.exponentialRampToValueAtTime(0.25, at + 0.02);
+      g.gain.exponentialRampToValueAtTime(0.0001, at + 0.6);
+      o.connect(g).connect(audio.destination);
+      o.start(at);
+      o.stop(at + 0.65);
+    });
+  } catch (e) { /* no sound is no failure */ }
+}
+function notice(alerts, d) {
+  if (!alerts.length) return;
+  chime();
+  if (audio && navigator.vibrate) { try { navigator.vibrate([200, 100, 200]); } catch (e) { /* not allowed */ } }
+  if (notifyState() !== "n_on") return;
+  for (const x of alerts.slice(0, 4)) {
+    const a = (d.activities || []).find((y) => y.timer === x.timer);
+    const title = (a && a.attributes && a.attributes.title) || x.timer;
+    const body = x.kind === "completed" ? t("complete") : (a && a.content && a.content.pushed && typeof a.content.pushed.text === "string" ? a.content.pushed.text : t("n_alert"));
+    showNotification(title, {body: body, tag: "islet-" + x.timer, lang: lang});
+  }
+}
+
+function showNotification(title, opts) {
+  try { new Notification(title, opts); return; } catch (e) { /* Android's Chrome: only through a service worker */ }
+  if (navigator.serviceWorker) navigator.serviceWorker.getRegistration().then((r) => r && r.showNotification(title, opts)).catch(() => {});
+}
+
+// Quick starts: the last three lengths used, smallest first.
+function renderQuick() {
+  const box = $("quick");
+  box.querySelectorAll("button").forEach((b) => b.remove());
+  for (const m of quick.slice().sort((x, y) => x - y)) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.minutes = String(m);
+    b.append(...fill("n_min", {n: m}));
+    b.setAttribute("aria-label", fill("start_n_min", {n: m}).map((x) => (typeof x === "string" ? x : x.textContent)).join(""));
+    b.disabled = !!sess.read_only;
+    box.append(b);
+  }
+}
+function remember(minutes) {
+  quick = P.rememberLength(quick, minutes);
+  save("islet.quick", JSON.stringify(quick));
 }
 
 // Session and stream
@@ -241,7 +412,9 @@ function applySession() {
   $("start").hidden = ro;
   $("test-pattern").hidden = ro;
   document.querySelectorAll("#list .ops").forEach((e) => { e.hidden = ro; });
-  document.querySelectorAll("button[data-op]").forEach((b) => { b.disabled = ro || busy.has(b); });
+  document.querySelectorAll("button[data-op]").forEach(settle);
+  $("night-on").disabled = $("contrast").disabled = ro;
+  document.querySelectorAll("#quick button").forEach((b) => { b.disabled = ro || busy.has(b); });
   $("logout").hidden = !sess.password;
 }
 function setConn(state) {
@@ -306,7 +479,7 @@ function connect() {
   };
   on("session", (d) => { sess = {password: !!d.password, read_only: !!d.read_only}; applySession(); });
   on("state", (d) => { live = true; setConn("live"); take(d); });
-  on("change", (d) => { take(d); clearTimeout(soonTimer); soonTimer = setTimeout(loadStatus, 300); });
+  on("change", (d) => { take(d); notice(P.alertsOf(d), d); clearTimeout(soonTimer); soonTimer = setTimeout(loadStatus, 300); });
   on("frame", drawFrame);
 }
 
@@ -340,6 +513,26 @@ function wire() {
     const off = model && model.presentation === "test_pattern";
     send(off ? {op: "test_pattern", seconds: 0} : {op: "test_pattern"}, ev.currentTarget);
   });
+  $("night-on").addEventListener("change", (ev) => brightness({night: ev.currentTarget.checked}, ev.currentTarget));
+  $("contrast").addEventListener("input", (ev) => setText($("contrast-v"), ev.currentTarget.value));
+  $("contrast").addEventListener("change", (ev) => brightness({contrast: parseInt(ev.currentTarget.value, 10) || 0}, ev.currentTarget));
+  $("sound").addEventListener("click", () => {
+    if (!audio) return allowSound();
+    // Off again: no chime and no vibration (a notification stays the browser's permission).
+    try { audio.close(); } catch (e) { /* already closed */ }
+    audio = null;
+    save("islet.sound", "off");
+    renderAlerts();
+  });
+  $("quick").addEventListener("click", async (ev) => {
+    const b = ev.target.closest("button[data-minutes]");
+    if (!b || b.disabled) return;
+    const m = parseFloat(b.dataset.minutes), req = {op: "start", kind: "countdown", seconds: Math.round(m * 60000) / 1000, cycles: 1};
+    const timer = $("timer").value.trim();
+    if (timer && $("timer").checkValidity()) req.timer = timer;
+    const r = await send(req, b);
+    if (r && r.ok) { remember(m); renderQuick(); }
+  });
   $("kind-countdown").addEventListener("change", kindChanged);
   $("kind-stopwatch").addEventListener("change", kindChanged);
   $("start").addEventListener("submit", (ev) => {
@@ -354,7 +547,9 @@ function wire() {
     if (title) req.title = title;
     if (timer) req.timer = timer;
     save("islet.form", JSON.stringify({kind: req.kind, minutes: $("minutes").value, cycles: $("cycles").value}));
-    send(req, $("start-go"));
+    send(req, $("start-go")).then((r) => {
+      if (r && r.ok && req.kind === "countdown" && typeof req.seconds === "number") { remember(Math.round(req.seconds / 60 * 100) / 100); renderQuick(); }
+    });
   });
   $("login-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -372,10 +567,14 @@ function wire() {
     render();
     needLogin();
   });
+  // Sound allowed once in this browser: the first tap anywhere allows it again (browsers
+  // start every page's audio suspended until a gesture).
+  document.addEventListener("pointerdown", () => { if (!audio && load("islet.sound") === "on") allowSound(); }, {capture: true});
   document.addEventListener("visibilitychange", () => { if (!document.hidden) { tick(); if (started) loadStatus(); } });
 }
 
 lang = pickLang();
+quick = P.quickLengths(load("islet.quick"));
 restoreForm();
 kindChanged();
 wire();
