@@ -223,6 +223,8 @@ public struct ControlResponse: Codable, Sendable {
     public var releaseMonotonicMicroseconds: UInt64?
     /// The request's `request_id`, when it had one.
     public var requestID: String?
+    /// The settings ops' answer (SettingsProtocol.swift).
+    public var settings: SettingsReport?
 
     package init(ok: Bool, event: String? = nil, activities: [ActivityReport]? = nil, presentation: String? = nil, shownTimers: [String]? = nil, status: DaemonStatus? = nil, error: ProtocolError? = nil, now: Instant? = nil) {
         self.ok = ok
@@ -238,7 +240,7 @@ public struct ControlResponse: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case ok, event, activities, presentation, shownTimers = "shown_timers", status, error, now
         case pressMonotonicMicroseconds = "press_monotonic_us", releaseMonotonicMicroseconds = "release_monotonic_us"
-        case requestID = "request_id"
+        case requestID = "request_id", settings
     }
     enum ErrorKeys: String, CodingKey { case code, message }
 
@@ -257,6 +259,7 @@ public struct ControlResponse: Codable, Sendable {
         pressMonotonicMicroseconds = try c.decodeIfPresent(UInt64.self, forKey: .pressMonotonicMicroseconds)
         releaseMonotonicMicroseconds = try c.decodeIfPresent(UInt64.self, forKey: .releaseMonotonicMicroseconds)
         requestID = try c.decodeIfPresent(String.self, forKey: .requestID)
+        settings = try c.decodeIfPresent(SettingsReport.self, forKey: .settings)
         let at = now ?? Instant(milliseconds: 0)
         activities = try c.decodeIfPresent([ActivityReport].self, forKey: .activities)?.map { var r = $0; r.now = at; return r }
         if c.contains(.error) {
@@ -298,6 +301,7 @@ public struct ControlResponse: Codable, Sendable {
         try c.encodeIfPresent(pressMonotonicMicroseconds, forKey: .pressMonotonicMicroseconds)
         try c.encodeIfPresent(releaseMonotonicMicroseconds, forKey: .releaseMonotonicMicroseconds)
         try c.encodeIfPresent(requestID, forKey: .requestID)
+        try c.encodeIfPresent(settings, forKey: .settings)
         if let error {
             var e = c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
             try e.encode(error.code, forKey: .code)
