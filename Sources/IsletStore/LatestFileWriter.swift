@@ -22,6 +22,8 @@ public final class LatestFileWriter: Sendable {
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let idle = DispatchSemaphore(value: 0)
+    /// Cuts the spacing short at the stop.
+    private let hurry = DispatchSemaphore(value: 0)
     private let system: any StoreSystem
 
     public init(path: String, directory: String, spacingMs: Int = 500, system: any StoreSystem = LiveStoreSystem()) {
@@ -55,6 +57,7 @@ public final class LatestFileWriter: Sendable {
         let running = state.withLock { s -> Bool in s.stopping = true; return s.running }
         guard running else { return }
         wake.signal()
+        hurry.signal()
         idle.wait()
     }
 
@@ -71,7 +74,7 @@ public final class LatestFileWriter: Sendable {
                     return s.stopping
                 }
                 // The spacing: edits that arrive meanwhile wait, and only their latest is written.
-                if !stopping { CurrentThread.sleep(milliseconds: spacingMs) }
+                if !stopping { _ = hurry.wait(timeout: .now() + .milliseconds(spacingMs)) }
             }
             if state.withLock({ $0.stopping && $0.waiting == nil }) { break }
         }
