@@ -149,7 +149,7 @@ extension Daemon: Inbox {
         case .press, .brightness:
             throw ProtocolError("not_supported", "no part of this daemon answers \(req.op)")
         case .settings, .settingsSet, .settingsReset, .settingsExport, .settingsImport:
-            let (response, changed) = try settings.answer(req)
+            let (response, changed) = try settings.answer(req, nowMs: env.mono.milliseconds)
             if let changed {
                 _ = putInForce(changed)
                 announce()

@@ -21,6 +21,7 @@ final class SettingsDesk {
     private(set) var values: [String: String]
     private let writer: LatestFileWriter
     private let log: Logger
+    private var nowMs: Int64 = 0
 
     var path: String { writer.path }
 
@@ -68,7 +69,9 @@ final class SettingsDesk {
     }
 
     /// One settings op: its answer, and the config to put in force when it changed one.
-    func answer(_ r: ControlRequest) throws(ProtocolError) -> (ControlResponse, DaemonConfig?) {
+    /// `nowMs` (the monotonic clock) paces the log: a flood of edits is one line a second.
+    func answer(_ r: ControlRequest, nowMs: Int64) throws(ProtocolError) -> (ControlResponse, DaemonConfig?) {
+        self.nowMs = nowMs
         switch r.op {
         case .settings: return (respond(), nil)
         case .settingsExport:
@@ -104,7 +107,7 @@ final class SettingsDesk {
         do { try writer.submit(SettingsDocument.encodeOverlay(next)) }
         catch { throw ProtocolError("store_failed", "the page's settings could not be saved: \(error)") }
         values = next
-        log.info("page settings: \(what)")
+        log.limited(.info, topic: "page-settings", intervalMs: 1000, nowMs: nowMs, "page settings: \(what)")
         return (respond(config), config)
     }
 
