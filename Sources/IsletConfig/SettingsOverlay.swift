@@ -16,7 +16,16 @@ extension DaemonConfig {
             let (section, key) = Self.split(name)
             try c.set(section: section, key: key, value: text, origin: Self.pageOrigin)
         }
-        return try c.validated(origin: Self.pageOrigin)
+        // The checks of keys together, for what the page can touch: the file's own (its secrets
+        // and certificates on disk above all) were checked when it was read, and reading them
+        // again at each edit would make an edit fail for a file it does not name.
+        _ = try c.panelModel(origin: Self.pageOrigin)
+        for part in c.parts.present {
+            let t = type(of: part)
+            guard t.keys.contains(where: { values["\(t.section).\($0)"] != nil }) else { continue }
+            try part.validate(c.parts) { key in c.origins[key] ?? Self.pageOrigin }
+        }
+        return c
     }
 
     /// Whether the page may set `name` to `text` on top of this config: nil, or the parser's
