@@ -59,7 +59,9 @@ public struct StartRequest: Hashable, Sendable {
         let title = title ?? (seconds == nil && until == nil ? defaults.title : nil)
         return ActivityAttributes(timerID: timer, kind: kind, title: title,
                                   cycleEndInterval: cycleEnd,
-                                  staleAfter: staleAfterSeconds.flatMap(Duration.jsonSeconds) ?? defaults.staleAfterSeconds.flatMap(Duration.jsonSeconds),
+                                  staleAfter: staleAfterSeconds.flatMap(Duration.jsonSeconds)
+                                      // A person's session default; an `until` activity's source says its own.
+                                      ?? (until == nil ? defaults.staleAfterSeconds.flatMap(Duration.jsonSeconds) : nil),
                                   language: language ?? defaults.language, icon: icon,
                                   relevance: relevance ?? (until == nil ? defaults.relevance : nil))
     }

@@ -1,6 +1,7 @@
 import Testing
 import IsletSettings
 import IsletProtocol
+import IsletCore
 import IsletConfig
 import IsletDaemon
 
@@ -60,6 +61,11 @@ struct SettingsOverlayTests {
         if case .stopwatch = c.session.attributes.kind {} else { Issue.record("toggle's session is not a stopwatch") }
         #expect(c.session.attributes.staleAfter == .seconds(90))
         #expect(try file("[session]\nstale_after_seconds = off\n").session.staleAfterSeconds == nil)
+        // A start without its own takes the session's; an until activity's source decides its own.
+        #expect(StartRequest().attributes(timer: nil, defaults: c.session).staleAfter == .seconds(90))
+        var until = StartRequest()
+        until.until = PushedContent(endsAt: nil, progress: 0.5, text: nil)
+        #expect(until.attributes(timer: "x", defaults: c.session).staleAfter == nil)
         #expect(configError("[session]\nkind = until\n")?.description.contains("isletd.conf") == false)
         #expect(configError("[session]\nkind = until\n", file: "x.conf")?.origin == "x.conf:2")
     }
