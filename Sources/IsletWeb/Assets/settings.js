@@ -88,7 +88,9 @@ function render() {
     if (document.activeElement !== input && !err) input.value = String(e.value);
     row.dataset.source = e.source;
     setText(row.querySelector(".set-source"), e.source === "page" ? t("s_src_page", {file: e.file_value}) : t("s_src_" + e.source));
-    setText(row.querySelector(".set-accepts"), e.accepts ? "· " + e.accepts : "");
+    setText(row.querySelector(".set-accepts"), e.accepts || "");
+    // A choice the page has words for (countdown, stopwatch) in the page's language; the rest as the file writes it.
+    if (input.tagName === "SELECT") for (const o of input.options) setText(o, t(o.value));
     const rb = row.querySelector(".set-reset");
     setText(rb, t("s_reset"));
     rb.hidden = e.source !== "page";
