@@ -113,6 +113,23 @@ struct SettingsDeskTests {
         #expect(settings(try d.request(#"{"op":"settings"}"#)).mapValues { $0["value"] as? String } == before)
     }
 
+    /// A disk that fails: the value stays in force, and the answer says the write failed.
+    @Test func aFailedWriteIsSaid() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        d.disk.failing.withLock { $0 = true }
+        let set = try d.request(#"{"op":"settings_set","key":"session.minutes","value":"9"}"#)
+        #expect(set?["ok"] as? Bool == true)
+        var said: String?
+        for _ in 0..<100 where said == nil {
+            said = (try d.request(#"{"op":"settings"}"#)?["settings"] as? [String: Any])?["write_error"] as? String
+            if said == nil { usleep(20_000) }
+        }
+        #expect(said?.contains("fsync") == true, "\(String(describing: said))")
+        #expect(settings(try d.request(#"{"op":"settings"}"#))["session.minutes"]?["value"] as? String == "9")
+        d.disk.failing.withLock { $0 = false }
+    }
+
     /// A flood of edits rewrites the SD card a few times, not once an edit: writes are at least
     /// half a second apart and only the latest is written.
     @Test func aFloodOfEditsIsCoalesced() throws {

@@ -112,9 +112,15 @@ final class SettingsDesk {
     }
 
     private func respond(_ config: DaemonConfig? = nil, backup: String? = nil) -> ControlResponse {
+        // A failed write is said in the answer and, once per distinct error, in the log.
+        let writeError = writer.progress.lastError
+        if let e = writeError {
+            log.limited(.warning, topic: "page-settings-write", nowMs: nowMs, distinct: true,
+                        "page settings could not be saved to \(path): \(e); they stay in force until a restart")
+        }
         var r = ControlResponse(ok: true)
         r.settings = SettingsReport(entries: (config ?? inForce).settingsEntries(file: file), fileOnly: SettingsDocument.fileOnly,
-                                    path: path, backup: backup, writeError: writer.progress.lastError)
+                                    path: path, backup: backup, writeError: writeError)
         return r
     }
 
