@@ -173,4 +173,6 @@ $("settings-restore").addEventListener("change", (ev) => {
   restore(file).finally(() => { input.value = ""; });
 });
 $("lang").addEventListener("change", render);
+// Back on the tab: what a shell or another page changed meanwhile.
+document.addEventListener("visibilitychange", () => { if (!document.hidden && $("settings-open").open) load(); });
 })();
