@@ -302,6 +302,33 @@ class Discovery(BrokerCase):
         self.assertFalse(brightness(lambda v: not v["night"])["night"])
         figure(f"contrast number and night switch: brightness state {first} -> 42 -> night on -> off, retained")
 
+    def test_page_settings_show_in_the_contrast_and_night_entities(self):
+        """The page's settings overlay (isletctl settings, the same op as the page): the retained
+        brightness state Home Assistant's contrast number and night switch read follows it."""
+        d = self.daemon()
+        state = d.topic("brightness")
+        def brightness(pred, timeout=5.0):
+            deadline = time.monotonic() + timeout
+            while True:
+                held = self.broker.retained([state]).get(state)
+                value = json.loads(held) if held else None
+                if (value is not None and pred(value)) or time.monotonic() > deadline:
+                    return value
+                time.sleep(0.1)
+        self.assertIsNotNone(brightness(lambda v: True), "no retained brightness state")
+        r = d.ctl("settings", "set", "display.contrast", "77")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(brightness(lambda v: v["contrast"] == 77), {"night": False, "contrast": 77})
+        # A night window over (almost) the whole day, with its own contrast: night, at 9.
+        for key, value in (("display.night_contrast", "9"), ("display.night", "00:00-23:59")):
+            r = d.ctl("settings", "set", key, value)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(brightness(lambda v: v["night"]), {"night": True, "contrast": 9})
+        r = d.ctl("settings", "reset", "display.night")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(brightness(lambda v: not v["night"]), {"night": False, "contrast": 77})
+        figure("page settings: contrast 77, a night window at 9, reset: the retained brightness state follows each")
+
     def test_an_ad_hoc_timer_gets_entities_while_it_has_an_activity(self):
         d = self.daemon()
         want = expected_topics(d.client_id, "yoga")

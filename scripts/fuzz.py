@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""`make fuzz` / `make fuzz-replay` / `make fuzz-campaign`: libFuzzer over the ten inputs isletd
+"""`make fuzz` / `make fuzz-replay` / `make fuzz-campaign`: libFuzzer over the eleven inputs isletd
 reads from outside (Sources/islet-fuzz): protocol (a request line), config (a config file),
 state (the state file), capture (a bus capture), the network's: sync (group records, merged,
 held, saved), beacon (clock beacons), command (MQTT commands with correlation data), topics
 (retained topics read back, discovery keys), web (the web page's guard: Host, Origin,
-cookie, password) and icon (a custom icon: PNG or PBM bytes, and the same as base64). Seed
+cookie, password), icon (a custom icon: PNG or PBM bytes, and the same as base64) and settings
+(the page's settings.json and a backup's upload). Seed
 corpora live in Tests/Fuzz/<target>/; an input that ever made a target
 fail is kept there (crash-*), so every later run replays it.
 
@@ -15,7 +16,7 @@ fail is kept there (crash-*), so every later run replays it.
                                     config 1,000,000), at most FUZZ_CAMPAIGN_SECONDS (1800) each,
                                     one process on one core; corpus as for explore
 Settings: FUZZ_BIN=.build/fuzz/debug/islet-fuzz FUZZ_RUNS=20000 FUZZ_SECONDS=60
-FUZZ_TARGETS="protocol config state capture sync beacon command topics web icon"
+FUZZ_TARGETS="protocol config state capture sync beacon command topics web icon settings"
 """
 import glob
 import os
@@ -30,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 from testkit import reaper  # noqa: E402  (the fuzzer and the scratch dir go on every way out)
 
-TARGETS = "protocol config state capture sync beacon command topics web icon"
+TARGETS = "protocol config state capture sync beacon command topics web icon settings"
 # What of a failed run's log is worth a person's eye (the fuzzer's own report).
 REPORT = re.compile(rb"islet-fuzz:|ERROR|SUMMARY|Test unit written")
 

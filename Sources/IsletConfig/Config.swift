@@ -55,6 +55,8 @@ public struct DaemonConfig: Sendable {
     public var testPatternSeconds: Int = 0
     /// Where each [display] key was set ("file:line" or "--flag"), for errors that need several keys.
     public var origins: [String: String] = [:]
+    /// The text each key was given, by `section.key` (the settings view's "file value").
+    public var texts: [String: String] = [:]
     /// Test seam (mock bus only): the bus fails from `start` ms after start-up for `length` ms.
     public var mockUnplug: (startMs: Int64, lengthMs: Int64)?
     // [session]
@@ -79,7 +81,7 @@ extension DaemonConfig {
         "display": ["bus", "address", "controller", "size", "rotation", "on_exit", "expand_seconds",
                     "pixel_shift_minutes", "capture", "preview", "column_offset", "display_offset", "multiplex",
                     "contrast", "test_pattern_seconds", "transport"],
-        "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title", "relevance"],
+        "session": ["minutes", "cycles", "language", "cycle_end_seconds", "title", "relevance", "kind", "stale_after_seconds"],
     ]
 
     /// Every key by section, the parts' included, for error messages and docs.
@@ -119,6 +121,7 @@ extension DaemonConfig {
             return value
         }
         origins["\(section).\(key)"] = origin
+        texts["\(section).\(key)"] = value
         switch (section, key) {
         case ("daemon", "socket"): socketPath = try path()
         case ("daemon", "socket_group"): socketGroup = value.isEmpty ? nil : value
@@ -179,6 +182,21 @@ extension DaemonConfig {
             session.language = value
         case ("session", "cycle_end_seconds"): session.cycleEndSeconds = try number(0...600)
         case ("session", "relevance"): session.relevance = try number(ActivityAttributes.relevanceRange)
+        case ("session", "kind"):
+            switch value {
+            case "countdown": session.stopwatch = false
+            case "stopwatch": session.stopwatch = true
+            default: throw bad("countdown or stopwatch")
+            }
+        case ("session", "stale_after_seconds"):
+            // The core's own rule: a stale mark after at least 1 s; a week is beyond any session.
+            if value == "off" || value == "0" { session.staleAfterSeconds = nil }
+            else {
+                guard let v = Double(value), v.isFinite, (1...604_800).contains(v) else {
+                    throw bad("off (never), or a number of seconds from 1 to 604800 (a week)")
+                }
+                session.staleAfterSeconds = v
+            }
         case ("session", "title"):
             // The rule a start holds the title to: a title the config takes is one a start takes.
             if let v = TextRule.violation(value, field: "title", maximum: ActivityAttributes.maxTitleLength) { throw bad(v.message) }

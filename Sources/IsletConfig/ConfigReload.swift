@@ -10,7 +10,7 @@ extension DaemonConfig {
         if new.stateDir != stateDir { changed.append("state_dir") }
         if new.bus != bus || new.address != address || new.controller != controller
             || new.width != width || new.height != height || new.rotation != rotation
-            || new.panelAdjustments != panelAdjustments || new.contrast != contrast
+            || new.panelAdjustments != panelAdjustments
             || new.transport != transport { changed.append("panel") }
         if new.buttons != buttons { changed.append("buttons") }
         if new.capture != capture || new.preview != preview { changed.append("capture and preview") }
@@ -22,7 +22,8 @@ extension DaemonConfig {
         kept.stateDir = stateDir; kept.bus = bus; kept.address = address
         kept.controller = controller; kept.width = width; kept.height = height
         kept.rotation = rotation
-        kept.panelAdjustments = panelAdjustments; kept.contrast = contrast
+        // The day's contrast reloads: it is one 81h command (Panel.reload, night mode), no new panel.
+        kept.panelAdjustments = panelAdjustments
         kept.transport = transport
         kept.capture = capture; kept.preview = preview; kept.mockUnplug = mockUnplug
         kept.buttons = buttons

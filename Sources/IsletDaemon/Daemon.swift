@@ -30,6 +30,8 @@ public final class Daemon {
     let parts: [any DaemonPart]
     /// The turn under way: its instant, and whether watchers must hear of it.
     var turn = TurnState()
+    /// The page's settings over the config file's (Settings/).
+    let settings: SettingsDesk
 
     /// Ends `run()` from another thread (an embedding host, tests), as SIGTERM does.
     public var stopper: DaemonStopper { lifecycle.stopper }
@@ -41,9 +43,12 @@ public final class Daemon {
                 storeSystem: any StoreSystem = LiveStoreSystem()) throws(DaemonStartError) {
         let env = PartEnvironment(log: log, loopClock: loopClock)
         self.env = env
-        self.config = config
         let paths = try DaemonPaths.prepare(config)
         let lock = try FileLock.stateDirectory(paths.stateDir)
+        // The page's settings are read once the directory is ours, before anything uses them.
+        settings = SettingsDesk(directory: paths.stateDir, file: config, log: log, system: storeSystem)
+        let config = settings.inForce
+        self.config = config
         let store = FileStore(directory: paths.stateDir, system: storeSystem, timeline: env.clock, slices: PartRegistry.slices)
 
         // Signals arrive through a descriptor in the table; they are blocked before any thread
@@ -120,14 +125,7 @@ public final class Daemon {
         for p in parts { p.lifecycle(.reloading) }
         let nowMs = env.mono.milliseconds
         do {
-            let new = try lifecycle.reload()
-            let (kept, changed) = config.reloaded(with: new)
-            config = kept
-            env.log.threshold = kept.logLevel
-            panel.reload(kept)
-            let partConfig = PartConfig(sections: kept.parts, core: [kept])
-            for p in parts { p.reload(partConfig) }
-            turn.redraw = true
+            let changed = putInForce(settings.fileReloaded(try lifecycle.reload()))
             // One topic for success and failure, each line logged when it differs from the last:
             // a fixed file is confirmed after its error; only a SIGHUP loop's repeats are held.
             env.log.limited(.notice, topic: "reload", intervalMs: 10_000, nowMs: nowMs, distinct: true,
@@ -139,6 +137,19 @@ public final class Daemon {
         }
         let status = statusText()
         for p in parts { p.lifecycle(.reloaded(status: status)) }
+    }
+
+    /// A new configuration (a reload's, the page's settings): what the running daemon can
+    /// change takes effect now; the names of what waits for a restart.
+    func putInForce(_ new: DaemonConfig) -> [String] {
+        let (kept, changed) = config.reloaded(with: new)
+        config = kept
+        env.log.threshold = kept.logLevel
+        panel.reload(kept)
+        let partConfig = PartConfig(sections: kept.parts, core: [kept])
+        for p in parts { p.reload(partConfig) }
+        turn.redraw = true
+        return changed
     }
 
     /// The demo's keys: `q` quits, `w` starts a stopwatch, a button's letter presses it.

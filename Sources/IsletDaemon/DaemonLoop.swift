@@ -148,6 +148,7 @@ extension Daemon {
         for p in parts { p.lifecycle(.stopping) }
         for p in parts { p.save(into: book) }
         book.finishWrites()
+        settings.shutdown()
         takeWriteCompletions()
         releaseAnswers()
         panel.shutdown()

@@ -149,6 +149,13 @@ extension Daemon: Inbox {
         case .watch: return .later(PendingAnswer(shape: .watch))
         case .press, .brightness:
             throw ProtocolError("not_supported", "no part of this daemon answers \(req.op)")
+        case .settings, .settingsSet, .settingsReset, .settingsExport, .settingsImport:
+            let (response, changed) = try settings.answer(req, nowMs: env.mono.milliseconds)
+            if let changed {
+                _ = putInForce(changed)
+                announce()
+            }
+            return .now(response)
         case .testPattern:
             panel.showTestPattern(seconds: req.patternSeconds)
             env.log.info(req.patternSeconds == 0 ? "test pattern ended" : "test pattern for \(req.patternSeconds) s")

@@ -43,7 +43,7 @@ final class Panel {
         var pixelShiftMinutes: Int
         var onExit: ExitDisplay
         /// 81h by day: `[display] contrast`, else the module's own (the controller table's).
-        let dayContrast: UInt8
+        var dayContrast: UInt8
         /// 81h in force: the day's until a part asks otherwise (night mode).
         var contrast: UInt8
         init(_ c: DaemonConfig, model: PanelModel) {
@@ -95,6 +95,8 @@ final class Panel {
     func reload(_ config: DaemonConfig) {
         settings.pixelShiftMinutes = config.pixelShiftMinutes
         settings.onExit = config.onExit
+        // A new day contrast goes out at the turn's `take(_:)` unless a part asks for another.
+        if let c = config.contrast ?? (try? config.panelModel(origin: "display"))?.contrast { settings.dayContrast = c }
     }
 
     var displayIsOn: Bool { output.displayIsOn }

@@ -59,7 +59,9 @@ public struct StartRequest: Hashable, Sendable {
         let title = title ?? (seconds == nil && until == nil ? defaults.title : nil)
         return ActivityAttributes(timerID: timer, kind: kind, title: title,
                                   cycleEndInterval: cycleEnd,
-                                  staleAfter: staleAfterSeconds.flatMap(Duration.jsonSeconds),
+                                  staleAfter: staleAfterSeconds.flatMap(Duration.jsonSeconds)
+                                      // A person's session default; an `until` activity's source says its own.
+                                      ?? (until == nil ? defaults.staleAfterSeconds.flatMap(Duration.jsonSeconds) : nil),
                                   language: language ?? defaults.language, icon: icon,
                                   relevance: relevance ?? (until == nil ? defaults.relevance : nil))
     }
@@ -91,6 +93,8 @@ public struct ControlRequest: Hashable, Sendable {
     public var patternSeconds: Int = ControlRequest.defaultPatternSeconds
     /// `brightness`: the panel's contrast, night or day, until the next boundary of the night.
     public var brightness = BrightnessRequest()
+    /// The settings ops' key, value or backup (SettingsProtocol.swift).
+    public var settings = SettingsRequest()
     /// The client's name for this request, echoed in its answer (MQTT clients match answers
     /// by it; a change with a request id is done at most once over MQTT).
     public var requestID: String?
@@ -123,6 +127,7 @@ public struct ControlRequest: Hashable, Sendable {
         case .testPattern: ["seconds"]
         case .brightness: ["contrast", "night"]
         case .status, .watch: []
+        case .settings, .settingsSet, .settingsReset, .settingsExport, .settingsImport: SettingsRequest.fields(of: op)
         }
     }
 
@@ -165,7 +170,7 @@ public struct ControlRequest: Hashable, Sendable {
         var r = ControlRequest(op: op)
         // A press is a finger on a button: it acts on the timer its binding names, or the most
         // recently started one, like the physical button; a timer field would be ignored.
-        let allowed = fields(of: op).union(op == .press || op == .testPattern || op == .brightness ? ["op", "request_id"] : ["op", "timer", "request_id"])
+        let allowed = fields(of: op).union(op == .press || op == .testPattern || op == .brightness || op.isSettings ? ["op", "request_id"] : ["op", "timer", "request_id"])
         for key in o.keys.sorted() where !allowed.contains(key) {
             throw ProtocolError("unknown_field", "\"\(op.rawValue)\" does not take \"\(key)\"; accepted: \(allowed.sorted().joined(separator: ", "))")
         }
@@ -313,6 +318,8 @@ public struct ControlRequest: Hashable, Sendable {
             guard r.brightness.contrast != nil || r.brightness.night != nil else {
                 throw ProtocolError("missing_field", "\"brightness\" needs \"contrast\" (0 to 255) or \"night\" (true or false)")
             }
+        case .settings, .settingsSet, .settingsReset, .settingsExport, .settingsImport:
+            r.settings = try SettingsRequest.read(op, o)
         case .status, .watch:
             break
         }

@@ -60,6 +60,8 @@ extension ControlRequest {
         case .brightness:
             if let c = brightness.contrast { o["contrast"] = .number(Double(c)) }
             if let n = brightness.night { o["night"] = .bool(n) }
+        case .settings, .settingsSet, .settingsReset, .settingsExport, .settingsImport:
+            settings.encode(into: &o)
         case .status, .watch:
             break
         }

@@ -225,6 +225,8 @@ public struct ControlResponse: Codable, Sendable {
     public var requestID: String?
     /// `change` only: what a person should notice from this turn (a completion, an alert).
     public var alerts: [ChangeAlert]?
+    /// The settings ops' answer (SettingsProtocol.swift).
+    public var settings: SettingsReport?
 
     package init(ok: Bool, event: String? = nil, activities: [ActivityReport]? = nil, presentation: String? = nil, shownTimers: [String]? = nil, status: DaemonStatus? = nil, error: ProtocolError? = nil, now: Instant? = nil) {
         self.ok = ok
@@ -240,7 +242,7 @@ public struct ControlResponse: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case ok, event, activities, presentation, shownTimers = "shown_timers", status, error, now
         case pressMonotonicMicroseconds = "press_monotonic_us", releaseMonotonicMicroseconds = "release_monotonic_us"
-        case requestID = "request_id", alerts
+        case requestID = "request_id", alerts, settings
     }
     enum ErrorKeys: String, CodingKey { case code, message }
 
@@ -260,6 +262,7 @@ public struct ControlResponse: Codable, Sendable {
         releaseMonotonicMicroseconds = try c.decodeIfPresent(UInt64.self, forKey: .releaseMonotonicMicroseconds)
         requestID = try c.decodeIfPresent(String.self, forKey: .requestID)
         alerts = try c.decodeIfPresent([ChangeAlert].self, forKey: .alerts)
+        settings = try c.decodeIfPresent(SettingsReport.self, forKey: .settings)
         let at = now ?? Instant(milliseconds: 0)
         activities = try c.decodeIfPresent([ActivityReport].self, forKey: .activities)?.map { var r = $0; r.now = at; return r }
         if c.contains(.error) {
@@ -302,6 +305,7 @@ public struct ControlResponse: Codable, Sendable {
         try c.encodeIfPresent(releaseMonotonicMicroseconds, forKey: .releaseMonotonicMicroseconds)
         try c.encodeIfPresent(requestID, forKey: .requestID)
         try c.encodeIfPresent(alerts, forKey: .alerts)
+        try c.encodeIfPresent(settings, forKey: .settings)
         if let error {
             var e = c.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
             try e.encode(error.code, forKey: .code)

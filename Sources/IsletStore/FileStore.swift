@@ -188,34 +188,7 @@ public final class FileStore: Sendable {
         let bytes = Array(try encoder.encode(file)) + [UInt8(ascii: "\n")]
         let sys = system
         try lock.withLock { (_: inout Int) throws(SystemError) in
-            let tmp = path + ".tmp"
-            // Exclusive and without following links: a leftover temp file (a crash) or anything
-            // planted there (a symlink, a FIFO) is removed, never written through.
-            let fd: FileDescriptor
-            do throws(SystemError) {
-                do throws(SystemError) { fd = try sys.createExclusive(tmp, mode: 0o640) } catch where error.errno == .fileExists {
-                    sys.unlink(tmp)
-                    fd = try sys.createExclusive(tmp, mode: 0o640)
-                }
-            } catch { throw SystemError("create \(tmp)", error.errno) }
-            do throws(SystemError) {
-                try sys.write(fd, bytes)
-                do throws(SystemError) { try sys.fsync(fd) } catch { throw SystemError("fsync \(tmp)", error.errno) }
-            } catch {
-                sys.close(fd)
-                sys.unlink(tmp)
-                throw error
-            }
-            sys.close(fd)
-            do throws(SystemError) { try sys.rename(tmp, path) } catch {
-                sys.unlink(tmp)
-                throw SystemError("rename \(tmp) to \(path)", error.errno)
-            }
-            // The rename itself is durable only once the directory is synced.
-            let dfd: FileDescriptor
-            do throws(SystemError) { dfd = try sys.openDirectory(directory) } catch { throw SystemError("open \(directory)", error.errno) }
-            defer { sys.close(dfd) }
-            do throws(SystemError) { try sys.fsync(dfd) } catch { throw SystemError("fsync \(directory)", error.errno) }
+            try AtomicFile.write(bytes, to: path, directory: directory, mode: 0o640, system: sys)
         }
     }
 

@@ -13,8 +13,8 @@ package enum PageAssets {
     /// the pill stay left to right.
     package static let style = EmbeddedAssets.appCSS
 
-    /// The page's script at `/app.js`, one classic script in three files (the first one's
-    /// "use strict" covers all three):
+    /// The page's script at `/app.js`, one classic script in four files (the first one's
+    /// "use strict" covers all four):
     ///
     /// words.js: the page's words in the panel's seven languages, one key per line, its texts in
     /// the order of `langs`, split at `|`. The panel's own words (Sources/IsletRender/Localization)
@@ -49,6 +49,10 @@ package enum PageAssets {
     /// (`textContent`), never as markup. A paused timer shows the daemon's frozen `shown`; only a
     /// running one ticks here, from its remaining or elapsed seconds.
     ///
+    /// settings.js: the Settings card (docs/WEB.md "Settings", "Backup"): the `settings` ops,
+    /// each value's source and the parser's refusal beside its field, the backup's download and
+    /// restore.
+    ///
     /// `make lint-web` reads this line for the order.
-    package static let script = EmbeddedAssets.wordsJS + EmbeddedAssets.partsJS + EmbeddedAssets.behaviourJS
+    package static let script = EmbeddedAssets.wordsJS + EmbeddedAssets.partsJS + EmbeddedAssets.behaviourJS + EmbeddedAssets.settingsJS
 }

@@ -27,6 +27,8 @@ enum FuzzTarget: String, CaseIterable {
     case web
     // A custom icon sent with a request (IconTarget.swift).
     case icon
+    // The page's settings.json and a backup's upload (SettingsDocument, then the config's parser).
+    case settings
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -53,7 +55,18 @@ enum FuzzTarget: String, CaseIterable {
         case .topics: NetworkTargets.topics(bytes)
         case .web: WebTarget.run(bytes)
         case .icon: IconTarget.run(bytes)
+        case .settings:
+            // What reads back must encode to what reads back the same, and go through the parser
+            // (or be refused by it) without a trap.
+            if let values = try? SettingsDocument.overlay(bytes) { Self.settings(values) }
+            if let values = try? SettingsDocument.backup(bytes) { Self.settings(values) }
         }
+    }
+
+    private static func settings(_ values: [String: String]) {
+        let again = try? SettingsDocument.backup(SettingsDocument.encodeBackup(values))
+        if again != values { fail("settings: \(values) did not survive encode and read") }
+        _ = try? DaemonConfig(parts: PartRegistry.settings).applying(page: values)
     }
 
     static var selected: FuzzTarget {

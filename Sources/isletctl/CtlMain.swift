@@ -30,6 +30,9 @@ public enum CtlMain {
       status [--json] [--timer ID]
       watch [--json] [--timer ID]  a live picture of the pill (of one timer with --timer),
                                  or the raw JSON Lines stream (every activity)
+      settings [get | set KEY VALUE | reset KEY | export FILE | import FILE] [--json]
+                                 the settings the page may change (kept in the state
+                                 directory's settings.json, over the config file)
       render ...                 render a state to an image (see isletctl render --help)
       replay ...                 replay a bus capture (see isletctl replay --help)
     Options: --help, --version, --timeout S (how long to wait for an answer; default 10).
@@ -74,6 +77,7 @@ public enum CtlMain {
         switch command {
         case "render": return RenderCommand.run(arguments: args)
         case "replay": return ReplayCommand.run(arguments: args)
+        case "settings": return SettingsCommand.run(args, socket: socketPath ?? DaemonPaths.clientSocket(), timeoutMs: timeoutMs)
         default: break
         }
         let parsed: Parsed
@@ -133,6 +137,7 @@ public enum CtlMain {
         guard let op = ControlOp(rawValue: command.contains("_") ? "" : command.replacing("-", with: "_")) else {
             throw Usage(message: "unknown command \"\(command)\"")
         }
+        guard !op.isSettings else { throw Usage(message: "use isletctl settings [get|set KEY VALUE|reset KEY|export FILE|import FILE]") }
         var p = Parsed(request: ControlRequest(op: op))
         var i = 0
         var positional: [String] = []

@@ -16,6 +16,8 @@ final class SlowStoreSystem: StoreSystem {
     let holding = Mutex(false)
     let failing = Mutex(false)
     let fsyncs = Mutex(0)
+    /// Renames by their destination's file name (how often each file was replaced).
+    let renamed = Mutex<[String: Int]>([:])
     func createExclusive(_ path: String, mode: UInt32) throws(SystemError) -> FileDescriptor { try live.createExclusive(path, mode: mode) }
     func write(_ fd: FileDescriptor, _ bytes: [UInt8]) throws(SystemError) { try live.write(fd, bytes) }
     func fsync(_ fd: FileDescriptor) throws(SystemError) {
@@ -25,7 +27,10 @@ final class SlowStoreSystem: StoreSystem {
         try live.fsync(fd)
     }
     func close(_ fd: FileDescriptor) { live.close(fd) }
-    func rename(_ from: String, _ to: String) throws(SystemError) { try live.rename(from, to) }
+    func rename(_ from: String, _ to: String) throws(SystemError) {
+        try live.rename(from, to)
+        renamed.withLock { $0[String(to.split(separator: "/").last ?? ""), default: 0] += 1 }
+    }
     func unlink(_ path: String) { live.unlink(path) }
     func openDirectory(_ path: String) throws(SystemError) -> FileDescriptor { try live.openDirectory(path) }
 }
@@ -49,14 +54,17 @@ final class InProcessDaemon: ControlledDaemon, @unchecked Sendable {
     var socket: String { dir + "/islet.sock" }
     var stateFile: String { dir + "/state/activities.json" }
 
-    /// `state`: a state file's text, in place before the daemon starts.
-    init(clock: any LoopClock = SystemLoopClock(), args: [String] = [], config configText: String? = nil, state: String? = nil) throws {
+    /// `state`: a state file's text, in place before the daemon starts; `settings`, the page's
+    /// settings.json.
+    init(clock: any LoopClock = SystemLoopClock(), args: [String] = [], config configText: String? = nil, state: String? = nil,
+         settings: String? = nil) throws {
         self.clock = clock
-        if let state {
+        if state != nil || settings != nil {
             try FileManager.default.createDirectory(atPath: dir + "/state", withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
-            try state.write(toFile: dir + "/state/activities.json", atomically: true, encoding: .utf8)
         }
+        if let state { try state.write(toFile: dir + "/state/activities.json", atomically: true, encoding: .utf8) }
+        if let settings { try settings.write(toFile: dir + "/state/settings.json", atomically: true, encoding: .utf8) }
         var extra = args
         if let configText {
             try configText.write(toFile: dir + "/isletd.conf", atomically: true, encoding: .utf8)

@@ -15,8 +15,8 @@ struct PageAssetsTests {
 
     @Test("each served asset is its files' bytes, byte for byte (the words' scripts, quotes and backslashes included)")
     func byteForByte() {
-        let script = ["words.js", "parts.js", "behaviour.js"].compactMap(Self.file)
-        #expect(script.count == 3)
+        let script = ["words.js", "parts.js", "behaviour.js", "settings.js"].compactMap(Self.file)
+        #expect(script.count == 4)
         #expect(Array(PageAssets.html.utf8) == Self.file("index.html"))
         #expect(Array(PageAssets.style.utf8) == Self.file("app.css"))
         #expect(Array(PageAssets.script.utf8) == script.flatMap { $0 })

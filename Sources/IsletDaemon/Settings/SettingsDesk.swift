@@ -1,0 +1,129 @@
+import IsletParts
+import IsletSystem
+import IsletProtocol
+import IsletConfig
+import IsletSettings
+import IsletStore
+
+/// The page's settings (docs/WEB.md "Settings"): the overlay `settings.json` in the state
+/// directory, over the config file, which stays the administrator's and read-only to the
+/// service. It owns the overlay's values, the file's config beneath them, and the overlay's
+/// writer; it answers the settings ops (`settings`, `settings_set`, `settings_reset`,
+/// `settings_export`, `settings_import`) and hands the daemon the config to put in force,
+/// which goes the way of a reload (`Daemon.putInForce`).
+///
+/// config: none of its own (the keys it edits are `[session]`'s and `[display]`'s).
+/// saved: `settings.json` (SettingsDocument), beside the state file, written off the loop.
+final class SettingsDesk {
+    /// The config file's and the flags' configuration, without the page's values.
+    private(set) var file: DaemonConfig
+    /// The page's values, by `section.key`, as the file would write them.
+    private(set) var values: [String: String]
+    private let writer: LatestFileWriter
+    private let log: Logger
+    private var nowMs: Int64 = 0
+
+    var path: String { writer.path }
+
+    /// Reads settings.json; a bad one is moved aside (`settings.json.bad`) with one line in the
+    /// log, and the file's values are used: never a guess.
+    init(directory: String, file: DaemonConfig, log: Logger, system: any StoreSystem = LiveStoreSystem()) {
+        self.file = file
+        self.log = log
+        let path = directory + "/settings.json"
+        writer = LatestFileWriter(path: path, directory: directory, system: system)
+        values = [:]
+        switch FileSystem.readFile(path, limit: SettingsDocument.maximumBytes + 1, followLinks: false) {
+        case .failure(let e) where e.errno == .noSuchFileOrDirectory: return
+        case .failure(let e): moveAside("it cannot be read (\(e))")
+        case .success(let bytes):
+            do throws(SettingsDocument.Problem) {
+                let read = try SettingsDocument.overlay(bytes)
+                do { _ = try file.applying(page: read) } catch { throw SettingsDocument.Problem("\(error)") }
+                values = read
+            } catch { moveAside(error.message) }
+        }
+    }
+
+    private func moveAside(_ why: String) {
+        let aside = path + ".bad"
+        do { try FileSystem.rename(path, to: aside) } catch {
+            log.warning("page settings \(path) are unusable: \(why), and could not be moved aside (\(error.errno)); the config file's values are used")
+            return
+        }
+        log.warning("page settings \(path) were moved aside to \(aside): \(why); the config file's values are used")
+    }
+
+    /// The config in force: the file's with the page's values over it.
+    var inForce: DaemonConfig {
+        (try? file.applying(page: values)) ?? file
+    }
+
+    /// A reload read the file again: the page's values over the new file's.
+    func fileReloaded(_ new: DaemonConfig) -> DaemonConfig {
+        file = new
+        do { return try new.applying(page: values) } catch {
+            log.warning("page settings are not applied over the reloaded config file: \(error); the file's values are used")
+            return new
+        }
+    }
+
+    /// One settings op: its answer, and the config to put in force when it changed one.
+    /// `nowMs` (the monotonic clock) paces the log: a flood of edits is one line a second.
+    func answer(_ r: ControlRequest, nowMs: Int64) throws(ProtocolError) -> (ControlResponse, DaemonConfig?) {
+        self.nowMs = nowMs
+        switch r.op {
+        case .settings: return (respond(), nil)
+        case .settingsExport:
+            return (respond(backup: String(decoding: SettingsDocument.encodeBackup(values), as: UTF8.self)), nil)
+        case .settingsSet:
+            guard let key = r.settings.key, let value = r.settings.value else { throw ProtocolError("missing_field", "settings_set needs \"key\" and \"value\"") }
+            if let why = file.refusal(setting: key, to: value, page: values) { throw ProtocolError("invalid_value", why) }
+            var next = values
+            next[key] = value
+            return try change(to: next, "\(key) = \(value)")
+        case .settingsReset:
+            guard let key = r.settings.key else { throw ProtocolError("missing_field", "settings_reset needs \"key\"") }
+            var next = values
+            next[key] = nil
+            return try change(to: next, "\(key) back to the file's")
+        case .settingsImport:
+            guard let text = r.settings.backup else { throw ProtocolError("missing_field", "settings_import needs \"backup\"") }
+            // All or nothing: every bound and every value checked before one is taken.
+            let read: [String: String]
+            do { read = try SettingsDocument.backup(Array(text.utf8)) }
+            catch { throw ProtocolError("invalid_backup", error.message) }
+            do { _ = try file.applying(page: read) }
+            catch { throw ProtocolError("invalid_backup", "the backup's \(error.message); nothing was changed") }
+            return try change(to: read, "restored from a backup (\(read.count) settings)")
+        default:
+            throw ProtocolError("not_supported", "\(r.op.rawValue) is not a settings op")
+        }
+    }
+
+    private func change(to next: [String: String], _ what: String) throws(ProtocolError) -> (ControlResponse, DaemonConfig?) {
+        let config: DaemonConfig
+        do { config = try file.applying(page: next) } catch { throw ProtocolError("invalid_value", error.message) }
+        do { try writer.submit(SettingsDocument.encodeOverlay(next)) }
+        catch { throw ProtocolError("store_failed", "the page's settings could not be saved: \(error)") }
+        values = next
+        log.limited(.info, topic: "page-settings", intervalMs: 1000, nowMs: nowMs, "page settings: \(what)")
+        return (respond(config), config)
+    }
+
+    private func respond(_ config: DaemonConfig? = nil, backup: String? = nil) -> ControlResponse {
+        // A failed write is said in the answer and, once per distinct error, in the log.
+        let writeError = writer.progress.lastError
+        if let e = writeError {
+            log.limited(.warning, topic: "page-settings-write", nowMs: nowMs, distinct: true,
+                        "page settings could not be saved to \(path): \(e); they stay in force until a restart")
+        }
+        var r = ControlResponse(ok: true)
+        r.settings = SettingsReport(entries: (config ?? inForce).settingsEntries(file: file), fileOnly: SettingsDocument.fileOnly,
+                                    path: path, backup: backup, writeError: writeError)
+        return r
+    }
+
+    /// At the stop: the last edit reaches the disk.
+    func shutdown() { writer.finish() }
+}

@@ -1,0 +1,83 @@
+import Dispatch
+import IsletSystem
+import Synchronization
+
+/// Writes one small file of the state directory (the page's settings.json) off the event loop,
+/// on a thread started at the first write (a desk whose settings are never edited pays
+/// nothing): `AtomicFile`'s temp file, fsync, rename, fsync of the directory. Only the latest
+/// bytes matter, so a flood of edits coalesces: bytes still waiting are replaced by newer ones,
+/// and writes are at least `spacingMs` apart (an SD card is not rewritten hundreds of times a
+/// second whatever a client sends).
+public final class LatestFileWriter: Sendable {
+    public let path: String
+    public let directory: String
+    public let spacingMs: Int
+    private struct State: Sendable {
+        var waiting: [UInt8]?
+        var running = false
+        var stopping = false
+        var writes = 0
+        var lastError: String?
+    }
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    private let idle = DispatchSemaphore(value: 0)
+    /// Cuts the spacing short at the stop.
+    private let hurry = DispatchSemaphore(value: 0)
+    private let system: any StoreSystem
+
+    public init(path: String, directory: String, spacingMs: Int = 500, system: any StoreSystem = LiveStoreSystem()) {
+        self.path = path
+        self.directory = directory
+        self.spacingMs = spacingMs
+        self.system = system
+    }
+
+    /// Queues these bytes (replacing any still waiting). Throws only when no thread could start.
+    public func submit(_ bytes: [UInt8]) throws(SystemError) {
+        let start = state.withLock { s -> Bool in
+            s.waiting = bytes
+            defer { s.running = true }
+            return !s.running
+        }
+        if start {
+            do { try DetachedThread.start { [self] in loop() } } catch {
+                state.withLock { $0.running = false; $0.waiting = nil }
+                throw SystemError("pthread_create (the settings writer)", error.errno)
+            }
+        }
+        wake.signal()
+    }
+
+    /// Writes done so far, and the last failure (nil once a write succeeds again).
+    public var progress: (writes: Int, lastError: String?) { state.withLock { ($0.writes, $0.lastError) } }
+
+    /// Writes what waits, then ends the thread (at the daemon's stop).
+    public func finish() {
+        let running = state.withLock { s -> Bool in s.stopping = true; return s.running }
+        guard running else { return }
+        wake.signal()
+        hurry.signal()
+        idle.wait()
+    }
+
+    private func loop() {
+        while true {
+            wake.wait()
+            while let bytes = state.withLock({ s -> [UInt8]? in defer { s.waiting = nil }; return s.waiting }) {
+                var error: String?
+                do { try AtomicFile.write(bytes, to: path, directory: directory, mode: 0o640, system: system) }
+                catch let e { error = "\(e)" }
+                let stopping = state.withLock { s -> Bool in
+                    s.writes += 1
+                    s.lastError = error
+                    return s.stopping
+                }
+                // The spacing: edits that arrive meanwhile wait, and only their latest is written.
+                if !stopping { _ = hurry.wait(timeout: .now() + .milliseconds(spacingMs)) }
+            }
+            if state.withLock({ $0.stopping && $0.waiting == nil }) { break }
+        }
+        idle.signal()
+    }
+}

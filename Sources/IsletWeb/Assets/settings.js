@@ -1,0 +1,178 @@
+// settings.js: the Settings card (docs/WEB.md "Settings", "Backup"). Every value shown is the
+// daemon's (`settings` op): its value, where it comes from (default, the config file, this
+// page) and what the parser accepts. An edit is one `settings_set`; a refusal shows the
+// parser's own message beside its field. Backup is `settings_export` saved as a file; restore
+// sends a chosen file's text to `settings_import`, which takes all of it or nothing.
+(() => {
+const W = ISLET_WORDS, $ = (id) => document.getElementById(id);
+// A chosen file is read only up to this; the daemon's own bound is 8 KiB (it names it).
+const MAX_UPLOAD = 64 * 1024;
+let report = null, loading = false;
+const rows = new Map(), errors = new Map();
+
+function lang() {
+  const l = document.documentElement.lang;
+  return W.langs.includes(l) ? l : "en";
+}
+// `key`'s words in the page's language with each {name} filled in; the key itself if unknown.
+function t(key, vals) {
+  let s = key;
+  if (Object.hasOwn(W.t, key)) {
+    const e = W.t[key].split("|");
+    s = e[W.langs.indexOf(lang())] || e[0];
+  }
+  if (vals) s = s.replace(/\{(\w+)\}/g, (m, k) => (Object.hasOwn(vals, k) ? String(vals[k]) : m));
+  return s;
+}
+function setText(el, s) { if (el.textContent !== s) el.textContent = s; }
+
+// One control-socket request through the page's API, its JSON answer (or a made-up refusal).
+async function ask(req) {
+  let res, j = null;
+  try {
+    res = await fetch("/api/request", {
+      method: "POST", credentials: "same-origin", cache: "no-store",
+      headers: {"Content-Type": "application/json", Accept: "application/json"}, body: JSON.stringify(req)});
+  } catch (e) {
+    return {ok: false, error: {code: "network", message: t("e_network")}};
+  }
+  try { j = await res.json(); } catch (e) { j = null; }
+  if (!j || typeof j !== "object" || Array.isArray(j)) j = {ok: false, error: {code: "internal", message: "HTTP " + res.status}};
+  return j;
+}
+
+function labelOf(key) { return t("s_" + key.replace(/\./g, "_")); }
+
+function newRow(e) {
+  const row = $("set-row").content.firstElementChild.cloneNode(true), id = "set-" + e.key.replace(/\./g, "-");
+  let input;
+  if (Array.isArray(e.choices)) {
+    input = document.createElement("select");
+    for (const c of e.choices) {
+      const o = document.createElement("option");
+      o.value = String(c);
+      o.textContent = String(c);
+      input.append(o);
+    }
+  } else {
+    input = document.createElement("input");
+    input.type = "text";
+    input.spellcheck = false;
+    input.autocapitalize = "off";
+    input.maxLength = 256;
+  }
+  input.id = id;
+  input.name = e.key;
+  input.dir = "auto";
+  input.setAttribute("aria-describedby", id + "-info " + id + "-err");
+  row.dataset.key = e.key;
+  row.querySelector(".set-label").htmlFor = id;
+  row.querySelector(".set-input").replaceWith(input);
+  row.querySelector(".set-info").id = id + "-info";
+  row.querySelector(".set-error").id = id + "-err";
+  input.addEventListener("change", () => setValue(e.key, input.value.trim()));
+  row.querySelector(".set-reset").addEventListener("click", () => reset(e.key));
+  $("settings-fields").append(row);
+  return row;
+}
+
+function render() {
+  if (!report) return;
+  for (const e of report.keys || []) {
+    if (typeof e.key !== "string") continue;
+    const row = rows.get(e.key) || newRow(e);
+    rows.set(e.key, row);
+    const input = row.querySelector("input, select"), label = labelOf(e.key), err = errors.get(e.key) || "";
+    setText(row.querySelector(".set-label"), label);
+    // A field being typed in keeps what the person typed; a refused one too, beside its message.
+    if (document.activeElement !== input && !err) input.value = String(e.value);
+    row.dataset.source = e.source;
+    setText(row.querySelector(".set-source"), e.source === "page" ? t("s_src_page", {file: e.file_value}) : t("s_src_" + e.source));
+    setText(row.querySelector(".set-accepts"), e.accepts || "");
+    // A choice the page has words for (countdown, stopwatch) in the page's language; the rest as the file writes it.
+    if (input.tagName === "SELECT") for (const o of input.options) setText(o, t(o.value));
+    const rb = row.querySelector(".set-reset");
+    setText(rb, t("s_reset"));
+    rb.hidden = e.source !== "page";
+    rb.setAttribute("aria-label", t("s_reset_of", {name: label}));
+    setText(row.querySelector(".set-error"), err);
+    if (err) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+  }
+  setText($("settings-file-only"), (report.file_only || []).join(", "));
+}
+
+function result(text, ok) {
+  const el = $("settings-result");
+  el.dataset.ok = ok ? "true" : "false";
+  setText(el, text);
+}
+
+function took(r, key) {
+  if (r.ok && r.settings) {
+    report = r.settings;
+    if (key) errors.delete(key);
+    return true;
+  }
+  const m = (r.error && (r.error.message || r.error.code)) || "refused";
+  if (key) errors.set(key, m); else result(m, false);
+  return false;
+}
+
+async function load() {
+  if (loading) return;
+  loading = true;
+  const r = await ask({op: "settings"});
+  loading = false;
+  if (took(r)) render();
+}
+
+async function setValue(key, value) {
+  const r = await ask({op: "settings_set", key: key, value: value});
+  if (took(r, key)) result(labelOf(key) + ": " + t("s_saved"), true); else result("", false);
+  render();
+}
+
+async function reset(key) {
+  errors.delete(key);
+  const r = await ask({op: "settings_reset", key: key});
+  if (took(r, key)) result(labelOf(key) + ": " + t("s_saved"), true);
+  render();
+}
+
+async function backup() {
+  const r = await ask({op: "settings_export"});
+  if (!r.ok || !r.settings || typeof r.settings.backup !== "string") return took(r);
+  // A data: URL (the backup is at most 8 KiB): the page's CSP (default-src 'self') reads no blob:.
+  const a = $("settings-download");
+  a.href = "data:application/json;charset=utf-8," + encodeURIComponent(r.settings.backup);
+  a.click();
+  result(t("s_backup") + ": islet-settings.json", true);
+}
+
+async function restore(file) {
+  if (!file) return;
+  if (file.size > MAX_UPLOAD) return result(file.name + ": " + file.size + " bytes, too large for a backup", false);
+  let text;
+  try { text = await file.text(); } catch (e) { return result(String(e), false); }
+  const r = await ask({op: "settings_import", backup: text});
+  if (took(r)) {
+    errors.clear();
+    const n = (report.keys || []).filter((e) => e.source === "page").length;
+    result(t("s_restored", {n: n}), true);
+    render();
+  }
+}
+
+// Each field is sent on its own change; the form is never submitted.
+$("settings-form").addEventListener("submit", (ev) => ev.preventDefault());
+$("settings-open").addEventListener("toggle", () => { if ($("settings-open").open) load(); });
+$("settings-backup").addEventListener("click", backup);
+$("settings-restore-btn").addEventListener("click", () => $("settings-restore").click());
+$("settings-restore").addEventListener("change", (ev) => {
+  const input = ev.currentTarget, file = input.files && input.files[0];
+  restore(file).finally(() => { input.value = ""; });
+});
+$("lang").addEventListener("change", render);
+// Back on the tab: what a shell or another page changed meanwhile.
+document.addEventListener("visibilitychange", () => { if (!document.hidden && $("settings-open").open) load(); });
+})();

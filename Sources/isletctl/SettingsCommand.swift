@@ -1,0 +1,133 @@
+import IsletSystem
+import IsletProtocol
+
+/// `isletctl settings [get | set KEY VALUE | reset KEY | export FILE | import FILE] [--json]`:
+/// the page's settings from a shell, through the same ops as the page (README "The control
+/// socket"). The config file stays the administrator's; these edit the overlay in the state
+/// directory (settings.json).
+enum SettingsCommand {
+    static let usage = """
+    usage: isletctl settings [get] [--json]          every setting the page may change: value, source
+           isletctl settings set KEY VALUE           e.g. set session.minutes 25, set display.night 22:30-07:00
+           isletctl settings reset KEY               back to the config file's value (or the default)
+           isletctl settings export FILE             write a backup (JSON; - for standard output)
+           isletctl settings import FILE             restore a backup: all of it or nothing (at most \(SettingsDocument.maximumBytes) bytes)
+    KEY is one of: \(SettingsDocument.editableKeys.joined(separator: ", ")).
+    """
+
+    struct Parsed: Equatable {
+        var request: ControlRequest
+        /// export's destination, import's source.
+        var file: String?
+        var json = false
+    }
+
+    static func parse(_ args: [String]) throws(CtlMain.Usage) -> Parsed {
+        var words = args
+        var json = false
+        if let i = words.firstIndex(of: "--json") { json = true; words.remove(at: i) }
+        if let bad = words.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw CtlMain.Usage(message: "settings does not take \(bad)\n\(usage)")
+        }
+        func key(_ k: String) throws(CtlMain.Usage) -> String {
+            guard SettingsDocument.editableKeys.contains(k) else {
+                throw CtlMain.Usage(message: "\"\(k)\" is not a setting the page may change; accepted: \(SettingsDocument.editableKeys.joined(separator: ", "))")
+            }
+            return k
+        }
+        let verb = words.first ?? "get"
+        let rest = Array(words.dropFirst())
+        func want(_ n: Int, _ form: String) throws(CtlMain.Usage) {
+            guard rest.count == n else { throw CtlMain.Usage(message: "settings \(verb) takes \(form)\n\(usage)") }
+        }
+        var p = Parsed(request: ControlRequest(op: .settings), json: json)
+        switch verb {
+        case "get": try want(0, "nothing")
+        case "set":
+            try want(2, "KEY VALUE")
+            p.request = ControlRequest(op: .settingsSet)
+            p.request.settings = SettingsRequest(key: try key(rest[0]), value: rest[1])
+        case "reset":
+            try want(1, "KEY")
+            p.request = ControlRequest(op: .settingsReset)
+            p.request.settings = SettingsRequest(key: try key(rest[0]))
+        case "export":
+            try want(1, "FILE")
+            p.request = ControlRequest(op: .settingsExport)
+            p.file = rest[0]
+        case "import":
+            try want(1, "FILE")
+            p.request = ControlRequest(op: .settingsImport)
+            p.file = rest[0]
+        default: throw CtlMain.Usage(message: "unknown settings command \"\(verb)\"\n\(usage)")
+        }
+        return p
+    }
+
+    /// A backup file's text, bounded and checked before it goes to the daemon (which checks it again).
+    static func readBackup(_ path: String) -> Result<String, CtlMain.Usage> {
+        switch FileSystem.readFile(path, limit: SettingsDocument.maximumBytes + 1) {
+        case .failure(let e): return .failure(CtlMain.Usage(message: "cannot read \(path): \(e.errno)"))
+        case .success(let bytes):
+            guard bytes.count <= SettingsDocument.maximumBytes else {
+                return .failure(CtlMain.Usage(message: "\(path) is larger than \(SettingsDocument.maximumBytes) bytes; a backup is a few hundred"))
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(CtlMain.Usage(message: "\(path) is not UTF-8 text")) }
+            return .success(text)
+        }
+    }
+
+    static func run(_ args: [String], socket: String, timeoutMs: Int32) -> Int32 {
+        if args.contains("--help") || args.contains("-h") { print(usage); return 0 }
+        var p: Parsed
+        do { p = try parse(args) } catch { return CtlMain.usageError(error.message) }
+        if p.request.op == .settingsImport, let file = p.file {
+            switch readBackup(file) {
+            case .success(let text): p.request.settings.backup = text
+            case .failure(let e): CtlMain.printError("isletctl: \(e.message)"); return 66
+            }
+        }
+        do {
+            let client = try ControlClient(path: socket)
+            let (raw, response) = try client.request(p.request, timeoutMs: timeoutMs)
+            guard response.ok, let report = response.settings else {
+                let e = response.error
+                CtlMain.printError("isletctl: \(e?.message ?? "refused") (\(e?.code ?? "error"))")
+                if p.json { print(String(decoding: raw, as: UTF8.self)) }
+                return 1
+            }
+            if p.request.op == .settingsExport, let file = p.file {
+                let bytes = Array((report.backup ?? "").utf8)
+                if file == "-" { CtlMain.writeOut(report.backup ?? "") } else {
+                    do { try FileSystem.writeFile(file, bytes, permissions: 0o600) } catch {
+                        CtlMain.printError("isletctl: cannot write \(file): \(error.errno)")
+                        return 73
+                    }
+                    print("wrote the backup of \(report.entries.filter { $0.source == "page" }.count) page settings to \(file)")
+                }
+                return 0
+            }
+            if p.json { print(String(decoding: raw, as: UTF8.self)) } else { print(describe(report)) }
+            return 0
+        } catch {
+            CtlMain.printError("isletctl: \(error)")
+            switch error {
+            case .unavailable: return 69
+            case .protocolViolation: return 1
+            case .timedOut: return 75
+            }
+        }
+    }
+
+    /// One line a key: its value, where it comes from, and the file's beneath a page value.
+    static func describe(_ r: SettingsReport) -> String {
+        let width = r.entries.map(\.key.count).max() ?? 0
+        var lines = r.entries.map { e in
+            let pad = String(repeating: " ", count: width - e.key.count)
+            return "\(e.key)\(pad)  \(e.value)  (\(e.source)" + (e.source == "page" ? "; file: \(e.fileValue))" : ")")
+        }
+        lines.append("page settings are kept in \(r.path)" + (r.writeError.map { "; the last write failed: \($0)" } ?? ""))
+        lines.append("only the config file sets: \(r.fileOnly.joined(separator: ", "))")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,57 @@
+import Testing
+import IsletProtocol
+
+/// settings.json and the backup: untrusted bytes, every bound checked before a value is read.
+struct SettingsDocumentTests {
+    func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
+
+    @Test func aBackupRoundTrips() throws {
+        let values = ["session.minutes": "25", "display.night": "22:30-07:00"]
+        #expect(try SettingsDocument.backup(SettingsDocument.encodeBackup(values)) == values)
+        #expect(try SettingsDocument.overlay(SettingsDocument.encodeOverlay(values)) == values)
+        #expect(try SettingsDocument.backup(bytes(#"{"islet_backup":1}"#)) == [:])
+    }
+
+    @Test func whatIsRefusedAndWhy() {
+        let cases: [(String, String)] = [
+            (#"{"islet_backup":2,"settings":{}}"#, "version 2"),
+            (#"{"islet_backup":1,"settings":{"session.minutes":"25","session.minutes":"30"}}"#, "appears twice"),
+            (#"{"islet_backup":1,"settings":{"display.bus":"/dev/i2c-0"}}"#, "not a setting the page may change"),
+            (#"{"islet_backup":1,"settings":{"session.minutes":25}}"#, "must be a string"),
+            (#"{"islet_backup":1,"settings":[]}"#, "must be an object"),
+            (#"{"settings":{}}"#, "no \"islet_backup\""),
+            (#"{"islet_backup":1.5}"#, "whole number"),
+            (#"{"islet_backup":1,"activities":[]}"#, "unknown field"),
+            (#"{"islet_settings":1,"values":{}}"#, "unknown field"),
+            (#"[1]"#, "must be a JSON object"),
+            (#"{"islet_backup":1,"settings":{"session.language":"en\u0007"}}"#, "control character"),
+            ("{", "not valid JSON"),
+        ]
+        for (text, why) in cases {
+            #expect(throws: SettingsDocument.Problem.self, "\(text)") { try SettingsDocument.backup(bytes(text)) }
+            do { _ = try SettingsDocument.backup(bytes(text)) } catch { #expect(error.message.contains(why), "\(text): \(error.message)") }
+        }
+        let long = #"{"islet_backup":1,"settings":{"session.language":""# + String(repeating: "a", count: 300) + #""}}"#
+        #expect(throws: SettingsDocument.Problem.self) { try SettingsDocument.backup(bytes(long)) }
+    }
+
+    @Test func anOversizedDocumentIsRefusedUnread() {
+        let big = #"{"islet_backup":1,"settings":{}}"# + String(repeating: " ", count: SettingsDocument.maximumBytes)
+        do { _ = try SettingsDocument.backup(bytes(big)); Issue.record("read") } catch {
+            #expect(error.message.contains("at most \(SettingsDocument.maximumBytes)"))
+        }
+    }
+
+    @Test func theOpsFields() throws {
+        let set = try ControlRequest.parse(bytes(#"{"op":"settings_set","key":"session.minutes","value":25}"#))
+        #expect(set.op == .settingsSet && set.settings == SettingsRequest(key: "session.minutes", value: "25"))
+        #expect(try ControlRequest.parse(set.encodedLine().dropLast().map { $0 }).settings == set.settings)
+        let imp = try ControlRequest.parse(bytes(#"{"op":"settings_import","backup":"{}"}"#))
+        #expect(imp.settings.backup == "{}")
+        for bad in [#"{"op":"settings_set","key":"display.bus","value":"mock"}"#, #"{"op":"settings_set","key":"session.minutes"}"#,
+                    #"{"op":"settings_reset","key":"session.minutes","timer":"a"}"#, #"{"op":"settings","key":"x"}"#,
+                    #"{"op":"settings_set","key":"session.minutes","value":true}"#] {
+            #expect(throws: ProtocolError.self, "\(bad)") { try ControlRequest.parse(bytes(bad)) }
+        }
+    }
+}
