@@ -226,12 +226,14 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     func respond(_ request: HTTPRequest, _ a: HTTPAnswer) {
         var a = a
         a.headers += Self.securityHeaders
+        // Nothing is kept but what says how (the page's assets): the API's answers are live.
+        if !a.headers.contains(where: { $0.0 == "Cache-Control" }) { a.headers.append(("Cache-Control", "no-store")) }
         server.answer(request, a)
         kick = true
     }
 
     func startStream(_ request: HTTPRequest, _ stream: EventStream) {
-        let a = HTTPAnswer(status: 200, headers: [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no")] + Self.securityHeaders,
+        let a = HTTPAnswer(status: 200, headers: [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no"), ("Cache-Control", "no-store")] + Self.securityHeaders,
                            body: .stream(stream))
         server.stream(request, a)
         watchForLeaving(request.connectionKey, stream)
@@ -266,7 +268,6 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         ("X-Content-Type-Options", "nosniff"),
         ("X-Frame-Options", "DENY"),
         ("Referrer-Policy", "no-referrer"),
-        ("Cache-Control", "no-store"),
     ]
 
     // MARK: the turn
