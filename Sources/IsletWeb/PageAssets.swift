@@ -66,6 +66,16 @@ package struct PageAsset: Sendable, Equatable {
     package let identity: [UInt8]
     /// The same bytes gzipped at build time; nil when that would not be smaller (PNG).
     package let gzip: [UInt8]?
+
+    package init(address: String, path: String, type: String, immutable: Bool, hash: String, identity: [UInt8], gzip: [UInt8]?) {
+        self.address = address
+        self.path = path
+        self.type = type
+        self.immutable = immutable
+        self.hash = hash
+        self.identity = identity
+        self.gzip = gzip
+    }
 }
 
 /// Standard base64 with padding, for the bytes islet-page-gen embedded (ours, so a bad
