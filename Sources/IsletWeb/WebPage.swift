@@ -39,6 +39,8 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     var frames = WebFrames()
     var counters = (requests: 0, refused: [String: Int]())
     let url: String
+    /// The address Home Assistant links to; nil on loopback (`WebSettings.advertisedURL`).
+    let advertised: String?
     /// A parked connection was resumed in this turn: libmicrohttpd runs again at the next
     /// (resuming does not wake its epoll descriptor).
     var kick = false
@@ -80,6 +82,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         do { server = try HTTPServer(s) }
         catch { throw DaemonStartError("the web page: \(error)", status: 69) }
         url = settings.pageURL(machineName: machine)
+        advertised = settings.advertisedURL(machineName: machine)
         server.delegate = self
     }
 
@@ -346,8 +349,11 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         return Array("event: \(name)\ndata: ".utf8) + data + Array("\n\n".utf8)
     }
 
-    /// Home Assistant links the device to the page (the address status.web.url shows).
-    package func lend(to values: inout TurnValues) { values[ConfigurationPage.self] = ConfigurationPage(url: url) }
+    /// Home Assistant links the device to the page, only when another machine can reach it
+    /// (`WebSettings.advertisedURL`): a loopback address would open the Home Assistant user's own machine.
+    package func lend(to values: inout TurnValues) {
+        if let advertised { values[ConfigurationPage.self] = ConfigurationPage(url: advertised) }
+    }
 
     package func report(into status: inout DaemonStatus, _ turn: TurnView) {
         status.set("web", WebStatus(listen: settings.listen.description, url: url, tls: settings.tls, readOnly: settings.readOnly,
