@@ -101,7 +101,8 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
             guard let source = sources[name] else { throw AssetError(place, "no file \(name) in Assets, nor an icon islet-page-gen draws") }
             used.insert(name)
             if kind.text {
-                text = (text ?? "") + (try assetText(source.path, source.bytes))
+                let checked = try assetText(source.path, source.bytes)
+                text = (text ?? "") + (ext == "js" || ext == "css" ? trimmed(checked, script: ext == "js") : checked)
             } else {
                 guard line.files.count == 1 else { throw AssetError(place, "a binary file is served alone") }
                 bytes = source.bytes

@@ -69,6 +69,17 @@ struct ServedTests {
         #expect(throws: AssetError.self) { try artRows("static let meditationArt = IconArt(large: [\"#.\"])", icon: "meditationArt", size: "large", file: "x") }
     }
 
+    @Test("trimming: indentation out, a script's comment-only lines emptied, no line moved; untouched where it could change meaning")
+    func trimming() {
+        #expect(trimmed("a {\n  b: c;\n\t}\n", script: false) == "a {\nb: c;\n}\n")
+        #expect(trimmed("  // why\n  f(1); // kept\n", script: true) == "\nf(1); // kept\n")
+        #expect(trimmed("  // a style's line\n", script: false) == "// a style's line\n")
+        let template = "const a = `one\n  two`;\n"
+        #expect(trimmed(template, script: true) == template)
+        let continued = "const s = \"one \\\n  two\";\n"
+        #expect(trimmed(continued, script: true) == continued)
+    }
+
     @Test("base64 as RFC 4648 says (its test vectors)")
     func base64Vectors() {
         for (plain, coded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
