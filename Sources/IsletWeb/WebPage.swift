@@ -38,9 +38,9 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// The panel's picture, its frame event and its PNGs (WebFrames).
     var frames = WebFrames()
     var counters = (requests: 0, refused: [String: Int]())
-    let url: String
-    /// The address Home Assistant links to; nil on loopback (`WebSettings.advertisedURL`).
-    let advertised: String?
+    /// The page's address on this machine (status.web.url), and the one Home Assistant links to,
+    /// nil on loopback (`WebSettings.advertisedURL`).
+    let address: PageAddress
     /// A parked connection was resumed in this turn: libmicrohttpd runs again at the next
     /// (resuming does not wake its epoll descriptor).
     var kick = false
@@ -81,8 +81,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         s.keyPEM = key
         do { server = try HTTPServer(s) }
         catch { throw DaemonStartError("the web page: \(error)", status: 69) }
-        url = settings.pageURL(machineName: machine)
-        advertised = settings.advertisedURL(machineName: machine)
+        address = PageAddress(url: settings.pageURL(machineName: machine), advertised: settings.advertisedURL(machineName: machine))
         server.delegate = self
     }
 
@@ -97,7 +96,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         }
     }
 
-    package var summary: String? { "web page on \(url)" + (settings.readOnly ? " (read only)" : "") }
+    package var summary: String? { "web page on \(address.url)" + (settings.readOnly ? " (read only)" : "") }
 
     package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
         self.loop = loop
@@ -352,11 +351,11 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// Home Assistant links the device to the page, only when another machine can reach it
     /// (`WebSettings.advertisedURL`): a loopback address would open the Home Assistant user's own machine.
     package func lend(to values: inout TurnValues) {
-        if let advertised { values[ConfigurationPage.self] = ConfigurationPage(url: advertised) }
+        if let advertised = address.advertised { values[ConfigurationPage.self] = ConfigurationPage(url: advertised) }
     }
 
     package func report(into status: inout DaemonStatus, _ turn: TurnView) {
-        status.set("web", WebStatus(listen: settings.listen.description, url: url, tls: settings.tls, readOnly: settings.readOnly,
+        status.set("web", WebStatus(listen: settings.listen.description, url: address.url, tls: settings.tls, readOnly: settings.readOnly,
                                password: guarded.needsLogin, connections: openConnections, streams: streams.count,
                                requests: counters.requests, refused: counters.refused))
     }

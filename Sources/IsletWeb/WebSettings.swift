@@ -209,3 +209,9 @@ public struct WebSettings: PartSettings, Hashable {
         return "\(tls ? "https" : "http")://\(host):\(listen.port)/"
     }
 }
+
+/// The page's two addresses, worked out once at start: on this machine, and for another one.
+struct PageAddress: Sendable {
+    let url: String
+    let advertised: String?
+}
