@@ -1,11 +1,11 @@
 """`make test-web`: the page delivered and installed (docs/WEB.md "Delivery", "Install").
 
-(i) the manifest: JSON with the members an install reads (name Islet, display standalone,
+The manifest: JSON with the members an install reads (name Islet, display standalone,
 start_url /, the page's dark colours), its icons load as PNGs of the sizes it lists (read from
-their IHDR); the tab's icon and /favicon.ico load; (j) the service worker registers on
+their IHDR); the tab's icon and /favicon.ico load. The service worker registers on
 http://127.0.0.1 (chromium's secure context) and keeps the page's hashed assets, and on a name
 that is not localhost (islet.test, mapped to 127.0.0.1 by chromium's resolver rules) it is not
-registered, while the page still works; (k) the bytes on the wire (chromium's encodedDataLength,
+registered, while the page still works. The bytes on the wire (chromium's encodedDataLength,
 headers included, from the DevTools network events) of the page's files: a reload at most 2 KB;
 a first load is held under 20 KB (46 KB before issue 47) and its figure says whether it meets
 the issue's goal of 16 KB, which it does not yet: the words of seven languages in every load
@@ -51,7 +51,7 @@ class Install(WebCase):
         cls.plain.close()
         super().tearDownClass()
 
-    def test_i_manifest_and_icons(self):
+    def test_install_manifest_and_icons(self):
         d = self.daemon()
         self.browser.open(d.url + "/")
         href = self.browser.js("return document.querySelector('link[rel=manifest]').href")
@@ -84,7 +84,7 @@ class Install(WebCase):
         self.assertEqual(png_size(ico[22:]), (32, 32), "favicon.ico holds a 32x32 PNG")
         figure(f"manifest valid; icons {', '.join(f'{k} {v} B' for k, v in sorted(sizes.items()))}; favicon.ico {len(ico)} B")
 
-    def test_j_service_worker_only_in_a_secure_context(self):
+    def test_install_service_worker_only_in_a_secure_context(self):
         d = self.daemon(web={"hostnames": TEST_NAME})
         self.browser.open(d.url + "/")
         self.assertTrue(self.browser.js("return window.isSecureContext"), "http://127.0.0.1 is a secure context")
@@ -115,7 +115,7 @@ class Install(WebCase):
                 files["/" + path] = files.get("/" + path, 0) + n
         return sum(files.values()), files, api
 
-    def test_k_bytes_on_the_wire(self):
+    def test_install_bytes_on_the_wire(self):
         d = self.daemon(web={"hostnames": TEST_NAME})
         url = f"http://{TEST_NAME}:{d.port}/"   # plain HTTP, no service worker: the browser's cache alone
         self.plain.network()   # drop what came before
