@@ -14,7 +14,7 @@ struct WebWire {
         // The names the page links to, from its identity (not counted: a browser gets them from the gzip).
         guard let plain = client.exchange("/", headers: [:]), plain.status == 200 else { return nil }
         let page = String(decoding: plain.body, as: UTF8.self)
-        let linked = ["href=\"/app.", "src=\"/app.", "rel=\"icon\" type=\"image/png\" sizes=\"32x32\" href=\"/favicon."].compactMap { Self.target(page, after: $0) }
+        let linked = Self.linked(page)
         guard linked.count == 3, let home = client.exchange("/", headers: gzip), home.status == 200,
               let manifest = client.exchange("/manifest.webmanifest", headers: gzip), manifest.status == 200 else { return nil }
         var first = home.total + manifest.total
@@ -29,12 +29,12 @@ struct WebWire {
         return (first, again.total + manifestAgain.total)
     }
 
-    /// The address in quotes that follows `marker`'s last `/`: `href="/app.` → `/app.HASH.css`.
-    static func target(_ page: String, after marker: String) -> String? {
-        guard let at = page.firstRange(of: marker) else { return nil }
-        let start = page.index(at.upperBound, offsetBy: -1 - (marker.split(separator: "/").last?.count ?? 0))
-        guard let end = page[at.upperBound...].firstIndex(of: "\"") else { return nil }
-        return String(page[start..<end])
+    /// The page's quoted addresses of the stylesheet, the script and the tab's icon: `"/app.…"`
+    /// and `"/favicon.…"` (the home-screen icons are fetched only when installing).
+    static func linked(_ page: String) -> [String] {
+        page.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 && ($0.element.hasPrefix("/app.") || $0.element.hasPrefix("/favicon.")) }
+            .map { String($0.element) }
     }
 }
 

@@ -1,10 +1,12 @@
 // served.txt and what it makes: which address joins which files, cached how, under which name.
 import IsletFrame
 
-/// One file's bytes and where they came from (for messages).
+/// One file's bytes and where they came from (for messages); `drawn`: an icon this tool drew,
+/// which no line has to serve.
 struct PageSource {
     let path: String
     let bytes: [UInt8]
+    var drawn = false
 }
 
 /// One line of served.txt: `ADDRESS CACHE FILE...`, the files joined in that order.
@@ -120,7 +122,7 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
         made.append(MadeAsset(address: line.address, path: path, type: kind.type, immutable: line.immutable, hash: hash,
                               text: text, binary: kind.text ? [] : bytes, gzip: packed))
     }
-    if let unused = sources.filter({ !used.contains($0.key) && !$0.value.path.hasPrefix("(") }).keys.sorted().first {
+    if let unused = sources.filter({ !used.contains($0.key) && !$0.value.drawn }).keys.sorted().first {
         throw AssetError(servedFile, "Assets/\(unused) is served by no line (add it to a line, or remove it)")
     }
     return made.sorted { $0.address < $1.address }

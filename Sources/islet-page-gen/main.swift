@@ -25,7 +25,7 @@ var servedText: (path: String, bytes: [UInt8])?
 var sources: [String: PageSource] = [:]
 let artPath = args[2]
 let artText = String(decoding: readBytes(artPath, limit: 1 << 20), as: UTF8.self)
-for (name, bytes) in drawnIcons(artText, file: artPath) { sources[name] = PageSource(path: "(drawn by islet-page-gen)", bytes: bytes) }
+for (name, bytes) in drawnIcons(artText, file: artPath) { sources[name] = PageSource(path: "(drawn by islet-page-gen)", bytes: bytes, drawn: true) }
 for path in args.dropFirst(3) {
     let name = path.split(separator: "/").last.map(String.init) ?? path
     let bytes = readBytes(path, limit: 1 << 20)
