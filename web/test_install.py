@@ -8,9 +8,10 @@ that is not localhost (islet.test, mapped to 127.0.0.1 by chromium's resolver ru
 registered, while the page still works; with the daemon stopped, the page on 127.0.0.1 still
 starts, from the worker's cache. The bytes on the wire (chromium's encodedDataLength,
 headers included, from the DevTools network events) of the page's files: a reload at most 2 KB;
-a first load is held under 20 KB (46 KB before issue 47) and its figure says whether it meets
-the issue's goal of 16 KB, which it does not yet: the words of seven languages in every load
-(words.js, 5.2 KB gzipped) are most of the gap (docs/PERFORMANCE.md). The API's live data
+a first load is held under 24 KB (46 KB before issue 47, 17.8 KB when this test was written;
+the room is for the settings and notifications issue 47 adds to the script) and its figure says
+whether it meets the issue's goal of 16 KB, which it does not yet: the words of seven languages
+in every load (words.js, 5.2 KB gzipped) are most of the gap (docs/PERFORMANCE.md). The API's live data
 (/api/*) is counted beside the files, not in them.
 """
 import json
@@ -21,7 +22,7 @@ import urllib.request
 import browser as browser_mod
 from case import WebCase, figure
 
-FIRST_LOAD_GOAL, FIRST_LOAD_MAX, RELOAD_MAX = 16 * 1024, 20 * 1024, 2 * 1024
+FIRST_LOAD_GOAL, FIRST_LOAD_MAX, RELOAD_MAX = 16 * 1024, 24 * 1024, 2 * 1024
 TEST_NAME = "islet.test"
 
 
