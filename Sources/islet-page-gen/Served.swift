@@ -28,7 +28,7 @@ struct ServedLine: Equatable {
             guard words.count >= 3 else { throw AssetError(place, "expected `ADDRESS immutable|revalidate FILE...`") }
             let address = words[0]
             guard address.hasPrefix("/"), address.utf8.count <= 100,
-                  address.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2F }),
+                  address.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2F || $0 == 0x2A }),
                   !address.hasPrefix("/api/") else {
                 throw AssetError(place, "an address starts with / and holds small ASCII letters, digits, '.', '-' and '/' only, outside /api/")
             }
@@ -39,6 +39,9 @@ struct ServedLine: Equatable {
             default: throw AssetError(place, "the cache is `immutable` or `revalidate`, not \(words[1])")
             }
             if immutable, extensionOf(address) == nil { throw AssetError(place, "an immutable address needs an extension (its hash goes before it)") }
+            if address.contains("*"), !immutable || address.count(where: { $0 == "*" }) != 1 || words.count != 3 || words[2] != "words.js" {
+                throw AssetError(place, "a `*` (one per language) is for one immutable line serving words.js alone")
+            }
             if lines.contains(where: { $0.address == address }) { throw AssetError(place, "\(address) is served twice") }
             lines.append(ServedLine(address: address, immutable: immutable, files: Array(words.dropFirst(2)), line: i + 1))
         }
@@ -93,17 +96,30 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
               compress: ([UInt8]) -> [UInt8]?) throws(AssetError) -> [MadeAsset] {
     var made: [MadeAsset] = []
     var used: Set<String> = []
+    // A `*` line: words.js split by language; its other uses get English only (Words.swift).
+    var jobs: [(line: ServedLine, address: String, given: String?)] = []
+    var replaced: [String: String] = [:]
     for line in served.filter(\.immutable) + served.filter({ !$0.immutable }) {
+        guard line.address.contains("*") else { jobs.append((line, line.address, nil)); continue }
+        let name = line.files[0]
+        guard let source = sources[name] else { throw AssetError("\(servedFile):\(line.line)", "no file \(name) in Assets") }
+        used.insert(name)
+        let split = try splitWords(try assetText(source.path, source.bytes), pattern: line.address, file: source.path)
+        replaced[name] = split.base
+        jobs += split.others.map { (line, $0.address, trimmed($0.text, script: true)) }
+    }
+    for (line, address, given) in jobs {
         let place = "\(servedFile):\(line.line)"
-        let ext = extensionOf(line.address) ?? extensionOf(line.files[0]) ?? ""
+        let ext = extensionOf(address) ?? extensionOf(line.files[0]) ?? ""
         guard let kind = contentType(ext) else { throw AssetError(place, "no content type for .\(ext) (html, css, js, webmanifest, png, ico)") }
         var bytes: [UInt8] = []
-        var text: String?
-        for name in line.files {
+        var text: String? = given
+        for name in line.files where given == nil {
             guard let source = sources[name] else { throw AssetError(place, "no file \(name) in Assets, nor an icon islet-page-gen draws") }
             used.insert(name)
             if kind.text {
-                let checked = try assetText(source.path, source.bytes)
+                let checked: String
+                if let base = replaced[name] { checked = base } else { checked = try assetText(source.path, source.bytes) }
                 text = (text ?? "") + (ext == "js" || ext == "css" ? trimmed(checked, script: ext == "js") : checked)
             } else {
                 guard line.files.count == 1 else { throw AssetError(place, "a binary file is served alone") }
@@ -116,10 +132,10 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
             bytes = Array(t.utf8)
         }
         let hash = contentHash(bytes)
-        var path = line.address
+        var path = address
         if line.immutable, let e = extensionOf(path) { path = String(path.dropLast(e.count + 1)) + "." + hash.prefix(12) + "." + e }
         let packed = kind.text ? compress(bytes).flatMap { $0.count < bytes.count ? $0 : nil } : nil
-        made.append(MadeAsset(address: line.address, path: path, type: kind.type, immutable: line.immutable, hash: hash,
+        made.append(MadeAsset(address: address, path: path, type: kind.type, immutable: line.immutable, hash: hash,
                               text: text, binary: kind.text ? [] : bytes, gzip: packed))
     }
     if let unused = sources.filter({ !used.contains($0.key) && !$0.value.drawn }).keys.sorted().first {

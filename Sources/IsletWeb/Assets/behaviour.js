@@ -30,6 +30,40 @@ function t(key, other) {
   const e = W.t[key].split("|");
   return e[W.langs.indexOf(lang)] || e[0];
 }
+// A language's words, from the file the build made for it (islet-page-gen splits words.js):
+// each key's part for that language put at its place, the rest English (t's fallback).
+W.add = (l, words) => {
+  const i = W.langs.indexOf(l);
+  if (i < 1) return;
+  for (const k of Object.keys(words)) {
+    if (!Object.hasOwn(W.t, k) || typeof words[k] !== "string") continue;
+    const e = W.t[k].split("|");
+    e[i] = words[k];
+    W.t[k] = Array.from(e, (x) => x || "").join("|");
+  }
+};
+// A script of this origin (the CSP's 'self'), then `done(true)`, or `done(false)` when it fails
+// or takes more than 5 s; `done` runs once.
+function addScript(src, done) {
+  let over = false;
+  const end = (ok) => { if (!over) { over = true; clearTimeout(timer); done(ok); } };
+  const timer = setTimeout(() => end(false), 5000);
+  const el = document.createElement("script");
+  el.src = src;
+  el.onload = () => end(true);
+  el.onerror = () => { el.remove(); end(false); };
+  document.head.appendChild(el);
+}
+// `l`'s words, asked once (English is in this script; a file that does not come leaves English,
+// and is asked again on the next choice of that language), then `then(fresh)`, fresh when they
+// just came.
+const wordsAsked = new Set();
+function withWords(l, then) {
+  const at = W.files && W.files[l];
+  if (!at || wordsAsked.has(l)) return then(false);
+  wordsAsked.add(l);
+  addScript(at, (ok) => { if (!ok) wordsAsked.delete(l); then(ok); });
+}
 function setText(el, s) { if (el.textContent !== s) el.textContent = s; }
 // A left-to-right island for a number or name among words of either direction.
 function ltr(s) {
@@ -499,7 +533,26 @@ function wire() {
     save("islet.lang", lang);
     const u = new URL(location.href);
     if (u.searchParams.has("lang")) { u.searchParams.delete("lang"); history.replaceState(null, "", u); }
-    applyLang();
+    // Words that just came: the menu's change told again, so every listener (the Settings
+    // card's too) draws with them; this one then finds them here.
+    const chosen = lang;
+    withWords(chosen, (fresh) => {
+      if (lang !== chosen) return;
+      if (fresh) $("lang").dispatchEvent(new Event("change"));
+      else applyLang();
+    });
+  });
+  // The Settings card's script (settings.js) is not needed to paint: asked the first time the
+  // card opens, then handed that open (its own listener loads what the card shows).
+  const card = $("settings-open");
+  card.addEventListener("toggle", function first() {
+    if (!card.open) return;
+    card.removeEventListener("toggle", first);
+    addScript("/settings.js", (ok) => {
+      if (ok) return card.dispatchEvent(new Event("toggle"));
+      card.addEventListener("toggle", first);   // asked again on the next open
+      showMessage({code: "network"});
+    });
   });
   $("list").addEventListener("click", (ev) => {
     const b = ev.target.closest("button[data-op]");
@@ -578,6 +631,5 @@ quick = P.quickLengths(load("islet.quick"));
 restoreForm();
 kindChanged();
 wire();
-applyLang();
-check();
+withWords(lang, () => { applyLang(); check(); });
 })();

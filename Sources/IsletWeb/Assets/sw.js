@@ -2,7 +2,9 @@
 // The page's service worker (docs/WEB.md "Install"): the page and its hashed assets kept for an
 // offline start. The build writes the assets' hashed names here, so a new version of the page is
 // a new worker, whose cache replaces the old one. The API (/api/*) is never cached.
-const ASSETS = ["/app.css", "/app.js", "/favicon.png", "/icon-192.png", "/icon-512.png"];
+const ASSETS = ["/app.css", "/app.js", "/settings.js", "/favicon.png", "/icon-192.png", "/icon-512.png"];
+// Another hashed name (a language's words): kept once it has been fetched.
+const HASHED = /\.[0-9a-f]{12}\.[a-z]+$/;
 const CACHE = "islet " + ASSETS.join(" ");
 
 self.addEventListener("install", (e) => {
@@ -30,5 +32,10 @@ self.addEventListener("fetch", (e) => {
     }).catch(() => caches.open(CACHE).then((c) => c.match("/")).then((r) => r || Response.error())));
   } else if (ASSETS.includes(url.pathname)) {
     e.respondWith(caches.open(CACHE).then((c) => c.match(e.request)).then((r) => r || fetch(e.request)));
+  } else if (HASHED.test(url.pathname)) {
+    e.respondWith(caches.open(CACHE).then((c) => c.match(e.request).then((r) => r || fetch(e.request).then((f) => {
+      if (f.ok) c.put(e.request, f.clone());
+      return f;
+    }))));
   }
 });
