@@ -10,6 +10,10 @@
   duplicate attribute, a quote left open). It checks syntax, not the content model.
 - manifest.webmanifest by Python's json: an object with the members an install needs.
 
+- words.js as served (docs/WEB.md "Delivery"): every key with one part per language, none empty,
+  and each language's own file (split as islet-page-gen splits it: `key: "part",` lines handed to
+  ISLET_WORDS.add) parsed by Node as a classic script and run, giving every key its words.
+
 - parts.js's pure logic (the verb table, the tab's title, quick starts, night, alerts) run in
   Node's vm beside words.js by web/parts_check.js, whose expectations come from the spec.
 
@@ -45,6 +49,68 @@ def check_parts(pieces):
         f.flush()
         r = subprocess.run(["node", os.path.join(ROOT, "web", "parts_check.js"), f.name], capture_output=True, text=True, timeout=60)
     return [] if r.returncode == 0 else [f"parts.js: {ln}" for ln in (r.stdout + r.stderr).strip().splitlines()] or ["parts.js: failed"]
+
+
+# Each language's file run after words.js, ISLET_WORDS.add catching what it gives; prints
+# "FILE<TAB>error" per fault.
+NODE_WORDS = r"""
+const vm = require("vm"), files = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const ctx = vm.createContext({});
+vm.runInContext(files.base + "\n;globalThis.W = ISLET_WORDS;", ctx, {filename: "words.js"});
+const W = ctx.W, keys = Object.keys(W.t), got = {};
+W.add = (lang, words) => { got[lang] = words; };
+for (const [name, lang, text] of files.others) {
+  try { new vm.Script(text, {filename: name}).runInContext(ctx); }
+  catch (e) { console.log(name + "\t" + e.name + ": " + e.message); continue; }
+  const w = got[lang] || {};
+  for (const k of keys) if (typeof w[k] !== "string" || !w[k]) console.log(name + "\t" + lang + " has no words for " + k);
+}
+"""
+
+
+def split_words(text):
+    """(errors as "words.js:line: text", [(file name, lang, text)]): islet-page-gen's split."""
+    lines = text.split("\n")
+    langs_at = next((i for i, ln in enumerate(lines) if ln.startswith("langs: [")), None)
+    if langs_at is None:
+        return ["words.js: no line `langs: [...]`"], []
+    langs = lines[langs_at].split('"')[1::2]
+    try:
+        start = lines.index("t: {")
+        end = lines.index("}", start)
+    except ValueError:
+        return ["words.js: no block `t: {` … `}`"], []
+    errors, keys, parts = [], [], []
+    for i in range(start + 1, end):
+        m = re.fullmatch(r'(\w+): "([^"\\]*)",?', lines[i])
+        if not m:
+            errors.append(f"words.js:{i + 1}: a key's line is `key: \"en|...\",`")
+            continue
+        words = m.group(2).split("|")
+        if len(words) != len(langs) or not all(words):
+            errors.append(f"words.js:{i + 1}: {m.group(1)} has {len(words)} parts, {words.count('')} empty: one word per language ({len(langs)})")
+            continue
+        keys.append(m.group(1))
+        parts.append(words)
+    others = []
+    for j, lang in enumerate(langs[1:], 1):
+        body = ",\n".join(f'{k}: "{p[j]}"' for k, p in zip(keys, parts))
+        others.append((f"words-{lang.lower()}.js", lang, f'ISLET_WORDS.add("{lang}", {{\n{body}\n}});\n'))
+    return errors, others
+
+
+def check_words(text, others_edit=None):
+    """words.js and each language's file as served: the faults, as "file:line: text" / "file: text"."""
+    import json
+    errors, others = split_words(text)
+    if others_edit:
+        others = others_edit(others)
+    r = subprocess.run(["node", "-e", NODE_WORDS], input=json.dumps({"base": text, "others": others}),
+                       capture_output=True, text=True, timeout=60)
+    errors += [ln.replace("\t", ": ", 1) for ln in r.stdout.strip().splitlines()]
+    if r.returncode != 0:
+        errors.append(f"words.js: node failed: {r.stderr.strip()[-400:]}")
+    return errors
 
 
 def read(name):
@@ -143,7 +209,14 @@ def cases(script, html_name):
     out.append((f"the script ({' + '.join(script)}) parses as a classic script", check_script(pieces), None))
     out.append(("parts.js's pure logic (web/parts_check.js)", check_parts(pieces), None))
     out.append((f"{html_name} has no parse error", check_html(html_name, html), None))
-    for address in ("/sw.js",):
+    words = read("words.js")
+    bad, line = broken(words, 'conn_live: "Live|', 'conn_live: "Live||')
+    out.append(("words.js with a key missing a language", check_words(bad), f"words.js:{line}:"))
+    out.append(("a language's file that does not parse",
+                check_words(words, lambda o: [(n, lang, t.replace("{", "{{", 1)) if lang == "ar" else (n, lang, t) for n, lang, t in o]),
+                "words-ar.js: SyntaxError"))
+    out.append(("words.js: every key in every language, and each language's file parses and gives them all", check_words(words), None))
+    for address in ("/sw.js", "/settings.js"):
         files = script_files(address)
         out.append((f"{' + '.join(files)} parses as a classic script", check_script([(n, read(n)) for n in files]), None))
     bad, line = broken(read("manifest.webmanifest"), '"display"', '"display')

@@ -45,6 +45,7 @@ func splitWords(_ text: String, pattern: String, file: String) throws(AssetError
         guard words.count == langs.count else {
             throw AssetError("\(file):\(i + 1)", "\(line[..<colon]) has \(words.count) parts, not one per language (\(langs.count))")
         }
+        guard !words.contains("") else { throw AssetError("\(file):\(i + 1)", "\(line[..<colon]) has an empty part (every language has its words)") }
         keys.append(String(line[..<colon]))
         base[i] = "\(line[..<colon]): \"\(words[0])\"\(body.comma ? "," : "")"
         for j in 1..<langs.count { parts[j - 1].append(words[j]) }

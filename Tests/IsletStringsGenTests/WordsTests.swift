@@ -1,0 +1,73 @@
+import Testing
+@testable import islet_page_gen
+
+/// words.js split by language at build time (docs/WEB.md "Delivery"): English stays in the page's
+/// script, each other language is its own hashed file, and what cannot be split safely stops the build.
+@Suite("the page's words by language")
+struct WordsTests {
+    static let words = """
+        "use strict";
+        const ISLET_WORDS = {
+        langs: ["en", "es", "zh-Hans"],
+        rtl: [],
+        t: {
+        go: "Go|Ir|走",
+        url: "See http://a.b/c|Ver http://a.b/c|看 http://a.b/c",
+        fill: "{n} left|quedan {n}|剩 {n}"
+        }
+        };
+
+        """
+
+    static func split(_ text: String) -> Result<SplitWords, AssetError> {
+        do throws(AssetError) { return .success(try splitWords(text, pattern: "/words-*.js", file: "words.js")) } catch { return .failure(error) }
+    }
+
+    @Test("English in the base, on the same lines; each other language in its own file, at its address")
+    func splitting() throws {
+        let s = try Self.split(Self.words).get()
+        let base = s.base.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(base.count == Self.words.split(separator: "\n", omittingEmptySubsequences: false).count)
+        #expect(base[2] == "langs: [\"en\", \"es\", \"zh-Hans\"], files: {\"es\": \"/words-es.js\", \"zh-Hans\": \"/words-zh-hans.js\"},")
+        #expect(base[5] == "go: \"Go\",")
+        #expect(base[6] == "url: \"See http://a.b/c\",")   // a `//` inside a word is a word's
+        #expect(base[7] == "fill: \"{n} left\"")             // the last key keeps its missing comma
+        #expect(s.others.map(\.lang) == ["es", "zh-Hans"])
+        #expect(s.others.map(\.address) == ["/words-es.js", "/words-zh-hans.js"])
+        #expect(s.others[1].text == "ISLET_WORDS.add(\"zh-Hans\", {\ngo: \"走\",\nurl: \"看 http://a.b/c\",\nfill: \"剩 {n}\"\n});\n")
+    }
+
+    @Test("what cannot be split safely stops the build at its line")
+    func refusals() {
+        let bad: [(String, String)] = [
+            (Self.words.replacing("go: \"Go|Ir|走\"", with: "go: \"Go|Ir\""), "words.js:6: go has 2 parts, not one per language (3)"),
+            (Self.words.replacing("go: \"Go|Ir|走\"", with: "go: \"Go||走\""), "words.js:6: go has an empty part (every language has its words)"),
+            (Self.words.replacing("go: \"Go|Ir|走\"", with: "go: \"G\\\"o|Ir|走\""), "words.js:6: a key's line is `key: \"en|...\",` (one string on one line)"),
+            (Self.words.replacing("go: \"Go|Ir|走\"", with: "go: \"Go|Ir|走\", // why"), "words.js:6: a key's line is `key: \"en|...\",` (one string on one line)"),
+            (Self.words.replacing("go: \"Go|Ir|走\",", with: "go:\n\"Go|Ir|走\","), "words.js:6: a key's line is `key: \"en|...\",` (one string on one line)"),
+            (Self.words.replacing("[\"en\", \"es\", \"zh-Hans\"]", with: "[\"es\", \"en\", \"zh-Hans\"]"),
+             "words.js:3: langs lists distinct tags of ASCII letters, digits and '-', English (\"en\") first"),
+            (Self.words.replacing("t: {", with: "  t: {"), "words.js: no block `t: {` … `}` (its lines unindented)"),
+        ]
+        for (text, message) in bad {
+            guard case .failure(let e) = Self.split(text) else { Issue.record("taken: \(message)"); continue }
+            #expect(e.description == message)
+        }
+    }
+
+    @Test("served.txt's `*` line: a file per language made before the script, whose words.js names their hashed files")
+    func served() throws {
+        let lines = try ServedLine.parse("/words-*.js immutable words.js\n/app.js immutable words.js b.js\n", file: "served.txt")
+        let sources = ["words.js": PageSource(path: "Assets/words.js", bytes: Array(Self.words.utf8)),
+                       "b.js": PageSource(path: "Assets/b.js", bytes: Array("b\n".utf8))]
+        let page = try makePage(lines, sources: sources, servedFile: "served.txt", compress: { _ in nil })
+        #expect(page.map(\.address) == ["/app.js", "/words-es.js", "/words-zh-hans.js"])
+        let es = try #require(page.first { $0.address == "/words-es.js" })
+        #expect(es.immutable && es.path.hasPrefix("/words-es.") && es.path != "/words-es.js" && es.text?.contains("go: \"Ir\"") == true)
+        let app = try #require(page.first { $0.address == "/app.js" }).text ?? ""
+        #expect(app.contains("\"es\": \"\(es.path)\"") && app.contains("go: \"Go\",") && !app.contains("Ir") && app.hasSuffix("b\n"))
+        for bad in ["/words-*.js revalidate words.js\n", "/w-*-*.js immutable words.js\n", "/words-*.js immutable words.js b.js\n", "/x-*.js immutable b.js\n"] {
+            #expect(throws: AssetError.self, "\(bad)") { try ServedLine.parse(bad, file: "served.txt") }
+        }
+    }
+}
