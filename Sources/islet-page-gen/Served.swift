@@ -106,7 +106,7 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
         used.insert(name)
         let split = try splitWords(try assetText(source.path, source.bytes), pattern: line.address, file: source.path)
         replaced[name] = split.base
-        jobs += split.others.map { (line, $0.address, trimmed($0.text, script: true)) }
+        jobs += split.others.map { (line, $0.address, asServed($0.text, ext: "js")) }
     }
     for (line, address, given) in jobs {
         let place = "\(servedFile):\(line.line)"
@@ -120,7 +120,7 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
             if kind.text {
                 let checked: String
                 if let base = replaced[name] { checked = base } else { checked = try assetText(source.path, source.bytes) }
-                text = (text ?? "") + (ext == "js" || ext == "css" ? trimmed(checked, script: ext == "js") : checked)
+                text = (text ?? "") + asServed(checked, ext: ext)
             } else {
                 guard line.files.count == 1 else { throw AssetError(place, "a binary file is served alone") }
                 bytes = source.bytes
@@ -142,6 +142,17 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
         throw AssetError(servedFile, "Assets/\(unused) is served by no line (add it to a line, or remove it)")
     }
     return made.sorted { $0.address < $1.address }
+}
+
+/// A text file as served: a script squeezed (else trimmed), a stylesheet without comments or
+/// indentation, the page without indentation; no line moved in any (Squeeze.swift, Trim.swift).
+func asServed(_ text: String, ext: String) -> String {
+    switch ext {
+    case "js": squeezed(text) ?? trimmed(text, script: true)
+    case "css": styleTrimmed(text) ?? trimmed(text, script: false)
+    case "html": pageTrimmed(text) ?? text
+    default: text
+    }
 }
 
 /// The Swift of `PageAssets.embedded`: text as a string literal, bytes in base64.
