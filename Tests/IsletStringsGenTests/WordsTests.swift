@@ -63,9 +63,9 @@ struct WordsTests {
         let page = try makePage(lines, sources: sources, servedFile: "served.txt", compress: { _ in nil })
         #expect(page.map(\.address) == ["/app.js", "/words-es.js", "/words-zh-hans.js"])
         let es = try #require(page.first { $0.address == "/words-es.js" })
-        #expect(es.immutable && es.path.hasPrefix("/words-es.") && es.path != "/words-es.js" && es.text?.contains("go: \"Ir\"") == true)
+        #expect(es.immutable && es.path.hasPrefix("/words-es.") && es.path != "/words-es.js" && es.text?.contains("go:\"Ir\"") == true)
         let app = try #require(page.first { $0.address == "/app.js" }).text ?? ""
-        #expect(app.contains("\"es\": \"\(es.path)\"") && app.contains("go: \"Go\",") && !app.contains("Ir") && app.hasSuffix("b\n"))
+        #expect(app.contains("\"es\":\"\(es.path)\"") && app.contains("go:\"Go\",") && !app.contains("Ir") && app.hasSuffix("b\n"))
         for bad in ["/words-*.js revalidate words.js\n", "/w-*-*.js immutable words.js\n", "/words-*.js immutable words.js b.js\n", "/x-*.js immutable b.js\n"] {
             #expect(throws: AssetError.self, "\(bad)") { try ServedLine.parse(bad, file: "served.txt") }
         }
