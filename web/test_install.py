@@ -10,7 +10,7 @@ starts, from the worker's cache. The bytes on the wire (chromium's encodedDataLe
 headers included, from the DevTools network events) of the page's files:
 a reload at most 2 KB; a first load in English (the page, its stylesheet, its script, the tab's
 icon, the manifest) held at most 18.5 KB, and its figure says whether it meets issue 47's goal of
-16 KB, which it does not yet (docs/PERFORMANCE.md "The page on the wire" says what is left:
+16 KB, which it does not yet (docs/PERFORMANCE.md "The page delivered and installed" says what is left:
 mostly the headers every answer repeats). 46 KB before issue 47, 27.1 KB with the words of seven
 languages and the Settings card's script in every load. A first load in Arabic adds that
 language's words file, and no other language's; the Settings card's script comes only when the
