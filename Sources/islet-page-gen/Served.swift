@@ -96,7 +96,9 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
               compress: ([UInt8]) -> [UInt8]?) throws(AssetError) -> [MadeAsset] {
     var made: [MadeAsset] = []
     var used: Set<String> = []
-    // A `*` line: words.js split by language; its other uses get English only (Words.swift).
+    // A `*` line: words.js split by language, made first (so the script names their hashed
+    // files); its other uses get English only (Words.swift).
+    var split: [(line: ServedLine, address: String, given: String?)] = []
     var jobs: [(line: ServedLine, address: String, given: String?)] = []
     var replaced: [String: String] = [:]
     for line in served.filter(\.immutable) + served.filter({ !$0.immutable }) {
@@ -104,11 +106,11 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
         let name = line.files[0]
         guard let source = sources[name] else { throw AssetError("\(servedFile):\(line.line)", "no file \(name) in Assets") }
         used.insert(name)
-        let split = try splitWords(try assetText(source.path, source.bytes), pattern: line.address, file: source.path)
-        replaced[name] = split.base
-        jobs += split.others.map { (line, $0.address, asServed($0.text, ext: "js")) }
+        let words = try splitWords(try assetText(source.path, source.bytes), pattern: line.address, file: source.path)
+        replaced[name] = words.base
+        split += words.others.map { (line, $0.address, asServed($0.text, ext: "js")) }
     }
-    for (line, address, given) in jobs {
+    for (line, address, given) in split + jobs {
         let place = "\(servedFile):\(line.line)"
         let ext = extensionOf(address) ?? extensionOf(line.files[0]) ?? ""
         guard let kind = contentType(ext) else { throw AssetError(place, "no content type for .\(ext) (html, css, js, webmanifest, png, ico)") }

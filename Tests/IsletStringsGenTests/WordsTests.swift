@@ -57,7 +57,8 @@ struct WordsTests {
 
     @Test("served.txt's `*` line: a file per language made before the script, whose words.js names their hashed files")
     func served() throws {
-        let lines = try ServedLine.parse("/words-*.js immutable words.js\n/app.js immutable words.js b.js\n", file: "served.txt")
+        // The `*` line after the script's: its files are made first all the same.
+        let lines = try ServedLine.parse("/app.js immutable words.js b.js\n/words-*.js immutable words.js\n", file: "served.txt")
         let sources = ["words.js": PageSource(path: "Assets/words.js", bytes: Array(Self.words.utf8)),
                        "b.js": PageSource(path: "Assets/b.js", bytes: Array("b\n".utf8))]
         let page = try makePage(lines, sources: sources, servedFile: "served.txt", compress: { _ in nil })
