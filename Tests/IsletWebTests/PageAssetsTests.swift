@@ -52,31 +52,61 @@ struct PageAssetsTests {
         return r == Z_STREAM_END ? Array(out.prefix(Int(stream.total_out))) : nil
     }
 
-    /// What the build takes out of a script or stylesheet (docs/WEB.md "Delivery"): each line's
-    /// indentation and, in a script, a line that is only a `//` comment; no line moves.
-    static func trim(_ bytes: [UInt8], script: Bool) -> [UInt8] {
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        return Array(lines.map { l -> String in
-            let body = String(l.drop { $0 == " " || $0 == "\t" })
-            return script && body.hasPrefix("//") ? "" : body
-        }.joined(separator: "\n").utf8)
+    /// `s` without blanks (spaces, tabs): what the build's trims may take out besides comments.
+    static func solid(_ s: Substring) -> [Character] { s.filter { $0 != " " && $0 != "\t" } }
+
+    /// Whether `part` is `whole` with characters taken out only (none added, none moved).
+    static func within(_ part: [Character], _ whole: [Character]) -> Bool {
+        var it = whole.makeIterator()
+        return part.allSatisfy { c in while let w = it.next() { if w == c { return true } }; return false }
     }
 
-    @Test("each text address is its files' bytes joined (scripts and styles trimmed, no line moved), only the hashed addresses renamed")
+    @Test("each text address is its files joined, line for line (no line moved), with only blanks and comments taken out, hashed addresses renamed, and words.js's other languages moved to their own files")
     func byteForByte() throws {
         let served = Self.served
         #expect(served.contains { $0.address == "/" && !$0.immutable && $0.files == ["index.html"] })
         #expect(served.contains { $0.address == "/app.js" && $0.immutable && $0.files.starts(with: ["words.js", "parts.js", "behaviour.js"]) })
-        for line in served where line.files.allSatisfy({ !$0.hasSuffix(".png") && !$0.hasSuffix(".ico") }) {
+        #expect(!served.contains { $0.address == "/app.js" && $0.files.contains("settings.js") }, "settings.js comes when its card opens")
+        for line in served where !line.address.contains("*") && line.files.allSatisfy({ !$0.hasSuffix(".png") && !$0.hasSuffix(".ico") }) {
             let asset = try #require(PageAssets.find(line.address)?.asset)
-            let kind = line.address.hasSuffix(".js") ? 1 : line.address.hasSuffix(".css") ? 2 : 0
-            let files = line.files.compactMap(Self.file).map { kind == 0 ? $0 : Self.trim($0, script: kind == 1) }
+            let files = line.files.compactMap(Self.file)
             #expect(files.count == line.files.count)
             var text = String(decoding: files.flatMap { $0 }, as: UTF8.self)
             for other in PageAssets.all where other.immutable { text = text.replacing("\"\(other.address)\"", with: "\"\(other.path)\"") }
-            let same = asset.identity == Array(text.utf8)   // a Bool: a failure names the address, not 40 KB of bytes
-            #expect(same, "\(line.address) is not its files' bytes")
+            let source = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let made = String(decoding: asset.identity, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(made.count == source.count, "\(line.address): \(made.count) lines, its files \(source.count)")
+            var bad: [Int] = []
+            for (i, (m, f)) in zip(made, source).enumerated() {
+                // The langs line gains the address of each language's file (docs/WEB.md "Delivery").
+                let m = m.contains("files:{") ? m.split(separator: "files:{")[0] : m
+                let comment = f.contains("//") || f.contains("/*") || f.contains("|")
+                if comment ? !Self.within(Self.solid(m), Self.solid(f)) : Self.solid(m) != Self.solid(f) { bad.append(i + 1) }
+            }
+            #expect(bad.isEmpty, "\(line.address): lines \(bad.prefix(5)) are not their files' lines less blanks and comments")
         }
+    }
+
+    @Test("each language but English has its own hashed words file with each key's words in it; /app.js names it and holds English only")
+    func words() throws {
+        let text = String(decoding: try #require(Self.file("words.js")), as: UTF8.self)
+        let langsLine = try #require(text.split(separator: "\n").first { $0.hasPrefix("langs: [") })
+        let langs = langsLine.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        #expect(langs.count == 7 && langs.first == "en")
+        let entries = text.split(separator: "\n").filter { $0.contains(": \"") && $0.contains("|") }.map { l in
+            (key: String(l.split(separator: ":")[0]), parts: l.split(separator: "\"")[1].split(separator: "|", omittingEmptySubsequences: false).map(String.init))
+        }
+        let app = String(decoding: try #require(PageAssets.find("/app.js")?.asset).identity, as: UTF8.self)
+        for (j, lang) in langs.enumerated().dropFirst() {
+            let a = try #require(PageAssets.find("/words-\(lang.lowercased()).js")?.asset, "\(lang)")
+            #expect(a.immutable && app.contains("\"\(lang)\":\"\(a.path)\""), "\(lang)")
+            let words = String(decoding: a.identity, as: UTF8.self)
+            let missing = entries.filter { !words.contains("\($0.key):\"\($0.parts[j])\"") }.map(\.key)
+            #expect(missing.isEmpty, "\(lang) lacks \(missing.prefix(5))")
+            let foreign = entries.filter { $0.parts[j] != $0.parts[0] && app.contains("\"\($0.parts[j])\"") }.map(\.key)
+            #expect(foreign.isEmpty, "/app.js holds \(lang)'s words of \(foreign.prefix(5))")
+        }
+        #expect(PageAssets.find("/words-en.js") == nil)
     }
 
     @Test("a hashed name is its address with the first 12 hex digits of the FNV-1a 64 of its bytes; the page names only hashed ones")
@@ -92,9 +122,12 @@ struct PageAssetsTests {
                 #expect(a.path == a.address && PageAssets.find(a.address)?.hashed == false)
             }
         }
+        // The page, or its script for the files it asks for later (settings.js, a language's words).
         let page = String(decoding: try #require(PageAssets.page).identity, as: UTF8.self)
+        let script = String(decoding: try #require(PageAssets.find("/app.js")?.asset).identity, as: UTF8.self)
         for a in PageAssets.all where a.immutable && [".css", ".js"].contains(where: a.address.hasSuffix) {
-            #expect(page.contains("\"\(a.path)\"") && !page.contains("\"\(a.address)\""), "\(a.address)")
+            let names = page.contains("\"\(a.path)\"") || script.contains("\"\(a.path)\"")
+            #expect(names && !page.contains("\"\(a.address)\"") && !script.contains("\"\(a.address)\""), "\(a.address)")
         }
         #expect(PageAssets.find("/index.html")?.asset == PageAssets.page && PageAssets.find("/app.0000.js") == nil)
     }
