@@ -14,7 +14,8 @@ icon, the manifest) held at most 18.5 KB, and its figure says whether it meets i
 mostly the headers every answer repeats). 46 KB before issue 47, 27.1 KB with the words of seven
 languages and the Settings card's script in every load. A first load in Arabic adds that
 language's words file, and no other language's; the Settings card's script comes only when the
-card is opened. The API's live data (/api/*) is counted beside the files, not in them.
+card is opened. A language's words file that does not come (blocked) leaves the page live and
+whole in English, and it is asked again when the language is chosen again. The API's live data (/api/*) is counted beside the files, not in them.
 """
 import json
 import struct
@@ -159,3 +160,24 @@ class Install(WebCase):
         self.assertRegex(self.plain.text("#start-go"), "[\u0600-\u06ff]", "Start in Arabic")
         figure(f"first load in Arabic {ar} B ({words[0]} {ar_files[words[0]]} B)")
         self.plain.js("localStorage.clear()")   # the next tests' page in English again
+
+    def test_install_words_that_do_not_come_leave_english(self):
+        d = self.daemon(web={"hostnames": TEST_NAME})
+        url = f"http://{TEST_NAME}:{d.port}/"
+        b = self.plain
+        b.driver.execute_cdp_cmd("Network.enable", {})
+        b.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/words-ar.*"]})
+        try:
+            b.open(url + "?lang=ar")   # live: the page started without its words
+            root = b.js("return [document.documentElement.dir, document.documentElement.lang]")
+            self.assertEqual(root, ["rtl", "ar"])
+            self.assertEqual(b.text("#start-go"), "Start", "the Arabic words did not come: English, whole")
+        finally:
+            b.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        # Chosen again from the menu, the words come this time.
+        b.js("const s = document.getElementById('lang'); s.value = 'en'; s.dispatchEvent(new Event('change'));"
+             "s.value = 'ar'; s.dispatchEvent(new Event('change'));")
+        start = b.wait(lambda: (lambda t: t if t != "Start" else None)(b.text("#start-go")), "Start in Arabic")
+        self.assertRegex(start, "[\u0600-\u06ff]")
+        b.js("localStorage.clear()")
+        figure(f"words-ar blocked: the page live in English, right to left; chosen again: Start is {start!r}")
