@@ -5,14 +5,9 @@
 /// words.js as served: `base`, the file with English only in each key (same lines, so an error's
 /// line is the source's) and the address of each other language's file after `langs`; `others`,
 /// one script per other language that hands its words to `ISLET_WORDS.add`.
-struct SplitWords: Equatable {
+struct SplitWords {
     let base: String
     let others: [(lang: String, address: String, text: String)]
-
-    static func == (a: SplitWords, b: SplitWords) -> Bool {
-        a.base == b.base && a.others.map(\.lang) == b.others.map(\.lang) && a.others.map(\.address) == b.others.map(\.address)
-            && a.others.map(\.text) == b.others.map(\.text)
-    }
 }
 
 /// `text` (words.js) split for `pattern` (served.txt's address with one `*`, `/words-*.js`): the
