@@ -67,9 +67,10 @@ public enum SettingsDocument {
 
     /// A backup's settings and activities. Only the envelope of the activities is checked here
     /// (an array of at most `ActivityBook.maximumActivities`); each activity is the loader's.
-    public static func readBackup(_ bytes: [UInt8]) throws(Problem) -> Backup {
+    /// `limit` is for measuring (tests); every reader keeps the default.
+    public static func readBackup(_ bytes: [UInt8], limit: Int = maximumBackupBytes) throws(Problem) -> Backup {
         let (settings, o, version) = try read(bytes, versionKey: "islet_backup", valuesKey: "settings", what: "the backup",
-                                              newest: backupSchema, extra: ["activities"], limit: maximumBackupBytes)
+                                              newest: backupSchema, extra: ["activities"], limit: limit)
         guard let list = o["activities"] else { return Backup(settings: settings) }
         guard version >= 2 else { throw Problem("the backup is version \(version), which holds no activities; a backup with activities is version 2") }
         guard case .array(let items) = list else { throw Problem("the backup's \"activities\" must be an array, not \(list.typeName)") }
