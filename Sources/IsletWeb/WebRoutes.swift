@@ -138,7 +138,9 @@ extension WebPage {
             answer(r, 400, json: JSONLines.encode(response))
         case .success(let req):
             if req.op == .watch { return fail(r, 400, "use_events", "watch is GET /api/events (Server-Sent Events)") }
-            if settings.readOnly, req.op != .status {
+            // A read-only page still sees: the state and the settings (`settings` reads; every
+            // change op, export and import included, is refused).
+            if settings.readOnly, req.op != .status, req.op != .settings {
                 refuse("read_only")
                 return fail(r, 403, "read_only", "this page is read only ([web] read_only = on)")
             }

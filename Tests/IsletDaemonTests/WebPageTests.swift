@@ -104,6 +104,14 @@ struct WebPageTests {
         #expect(r.status == 403 && r.code == "read_only")
         #expect(try Self.http("POST", "/api/request", body: #"{"op":"status"}"#, headers: ["Content-Type": "application/json"]).status == 200)
         #expect(d.activities(try d.request(#"{"op":"status"}"#)).isEmpty)
+        // The settings are seen (the one settings op that reads); every change op, export and import too, is refused.
+        #expect(try Self.http("POST", "/api/request", body: #"{"op":"settings"}"#, headers: ["Content-Type": "application/json"]).status == 200)
+        for body in [#"{"op":"settings_set","key":"session.minutes","value":"5"}"#, #"{"op":"settings_reset","key":"session.minutes"}"#,
+                     #"{"op":"settings_export"}"#, #"{"op":"settings_export","activities":true}"#,
+                     #"{"op":"settings_import","backup":"{\"islet_backup\":1}"}"#, #"{"op":"brightness","contrast":5}"#] {
+            let refused = try Self.http("POST", "/api/request", body: body, headers: ["Content-Type": "application/json"])
+            #expect(refused.status == 403 && refused.code == "read_only", "\(body): \(refused.status)")
+        }
     }
 
     @Test("the frame as PNG is the panel's size times the scale")
