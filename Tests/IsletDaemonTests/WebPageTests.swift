@@ -156,6 +156,20 @@ struct WebPageTests {
         #expect(before >= 0 && after - before <= 1, "an idle stream woke the daemon \(after - before) times in 1.5 s (1: the status request itself)")
     }
 
+    @Test("a setting changed elsewhere sends the streams one small settings notice, without values")
+    func settingsNotice() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        let fd = try TCPClient.connect("127.0.0.1", port: Self.port)
+        try fd.sendAll(Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(Self.port)\r\n\r\n".utf8))
+        let stream = StreamReader(fd)
+        #expect(try stream.read(until: "event: frame"))
+        #expect(!stream.got.contains("event: settings"), "a notice before any change")
+        // From the socket (isletctl's door), not the page.
+        _ = try d.request(#"{"op":"settings_set","key":"session.minutes","value":"9"}"#)
+        #expect(try stream.read(until: "event: settings\ndata: {}\n\n"), "\(stream.got.suffix(300))")
+    }
+
     /// Issue 44 §11: a stream opened with a session kept getting `change` after the session's
     /// week was over (and after a logout: `make test-web` (l)).
     @Test("an event stream ends when its session expires: no change after")
