@@ -42,8 +42,6 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// A parked connection was resumed in this turn: libmicrohttpd runs again at the next
     /// (resuming does not wake its epoll descriptor).
     var kick = false
-    /// A config was put in force in this turn: the streams get one `settings` notice.
-    var settingsChanged = false
 
     /// `[web]`'s page, or none without the section.
     package static func make(_ config: DaemonConfig, _ env: PartEnvironment) throws(DaemonStartError) -> [any DaemonPart] {
@@ -295,19 +293,15 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         waiting = still
     }
 
-    /// The watchers' change and the panel's new frame, to every stream; a `settings` notice
-    /// once in a turn whose config changed (an open Settings card reads them again).
+    /// The watchers' change and the panel's new frame, to every stream.
     package func publish(_ outcome: TurnOutcome) {
         if let p = outcome.picture, let event = frames.take(p) { broadcast(event) }
         if let change = outcome.change { broadcast(Self.event("change", JSONLines.encode(change))) }
-        if settingsChanged {
-            settingsChanged = false
-            broadcast(Self.settingsNotice)
-        }
     }
 
-    /// A config was put in force (the page's settings from any door, or the file reloaded).
-    package func reload(_ config: PartConfig) { settingsChanged = true }
+    /// A config was put in force (the page's settings from any door, or the file reloaded):
+    /// each stream gets a `settings` notice, and an open Settings card reads them again.
+    package func reload(_ config: PartConfig) { broadcast(Self.settingsNotice) }
 
     /// No values: the card asks for them (`settings`), through the page's own guard.
     static let settingsNotice = event("settings", Array("{}".utf8))

@@ -2,6 +2,7 @@ import Foundation
 import IsletCore
 import IsletProtocol
 import IsletStore
+import IsletWeb
 import Testing
 
 /// How large a backup with activities gets (docs/WEB.md "Backup"): the largest legal one, 16
@@ -27,6 +28,9 @@ import Testing
         // Larger than any request carries: the export of it is refused (too_large).
         #expect(largest.count > SettingsDocument.maximumBackupBytes)
         #expect(restore > ControlRequest.maximumLineBytes)
+        // The page's POST body carries what a request line does: the bound is one for both doors.
+        #expect(HTTPRequest.maximumBody == SettingsDocument.maximumBackupBytes)
+        #expect(ControlRequest.maximumLineBytes == SettingsDocument.maximumBackupBytes)
         // It reads back whole when the bound is not in the way (the codec loses nothing).
         let back = try SettingsDocument.readBackup(largest, limit: largest.count)
         #expect(try BackupActivities.decode(#require(back.activities), now: now) == heaviest)

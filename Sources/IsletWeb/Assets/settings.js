@@ -9,7 +9,7 @@
 const W = ISLET_WORDS, $ = (id) => document.getElementById(id);
 // A chosen file is read only up to this; the daemon's own bound is 16 KiB (it names it).
 const MAX_UPLOAD = 64 * 1024;
-let report = null, loading = false;
+let report = null, loading = false, again = false;
 const rows = new Map(), errors = new Map();
 
 function lang() {
@@ -123,11 +123,13 @@ function took(r, key) {
 }
 
 async function load() {
-  if (loading) return;
+  // A notice during a read: that read may be older than the change, so read once more after it.
+  if (loading) { again = true; return; }
   loading = true;
   const r = await ask({op: "settings"});
   loading = false;
   if (took(r)) render();
+  if (again) { again = false; load(); }
 }
 
 async function setValue(key, value) {
