@@ -7,7 +7,8 @@ the same settings; (s4) a bad, oversized or newer backup, or one with a value th
 changes nothing; (s5) read_only: the card shows the values, disabled, and every settings op but
 `settings` is 403; (s6) a backup with the running activities round-trips through a reset (the
 backup's activities replace the running ones); (s7) a setting changed from isletctl shows up in
-the open card (the events stream's `settings` notice).
+the open card (the events stream's `settings` notice); (s8) isletctl settings export --activities
+and import.
 """
 import json
 import os
@@ -277,3 +278,27 @@ class Settings(WebCase):
         self.ctl_ok(d, "settings", "reset", "session.minutes")
         b.wait(lambda: (self.row("session.minutes") or {}).get("source") == "default", "isletctl's reset in the open card")
         figure(f"a setting changed by isletctl showed in the open card in {ms:.0f} ms (isletctl's run included)")
+
+    def test_s8_isletctl_export_activities_and_import(self):
+        d = self.daemon()
+        self.assertTrue(d.request({"op": "start", "timer": "tea", "seconds": 300}).get("ok"))
+        path = os.path.join(self.tmp, "from-shell.json")
+        r = self.ctl_ok(d, "settings", "export", path, "--activities")
+        self.assertIn("running activities", r.stdout.decode(), r.stdout)
+        with open(path) as f:
+            backup = json.load(f)
+        self.assertEqual((backup["islet_backup"], [a["attributes"]["timer"] for a in backup["activities"]]), (2, ["tea"]))
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        self.assertTrue(d.request({"op": "end", "timer": "tea", "dismissal": "immediate"}).get("ok"))
+        self.assertTrue(d.request({"op": "start", "timer": "other", "seconds": 60}).get("ok"))
+        self.ctl_ok(d, "settings", "import", path)
+        self.assertEqual(sorted(a.get("timer") for a in d.activities()), ["tea"])
+        # A bad activity: refused by name, exit 1, nothing changed.
+        backup["activities"][0]["started_at"] = "yesterday"
+        with open(path, "w") as f:
+            json.dump(backup, f)
+        r = d.ctl("settings", "import", path)
+        self.assertEqual(r.returncode, 1, r)
+        self.assertIn("started_at", r.stderr.decode(), r.stderr)
+        self.assertEqual(sorted(a.get("timer") for a in d.activities()), ["tea"])
+        figure("isletctl settings export --activities, then import: the backup's timer replaces the running one; a bad one: exit 1, named")
