@@ -11,7 +11,8 @@ import IsletCore
 /// service. It owns the overlay's values, the file's config beneath them, and the overlay's
 /// writer; it answers the settings ops (`settings`, `settings_set`, `settings_reset`,
 /// `settings_export`, `settings_import`) and hands the daemon the config to put in force,
-/// which goes the way of a reload (`Daemon.putInForce`).
+/// which goes the way of a reload (`Daemon.putInForce`), and a restored backup's activities,
+/// checked by the state file's loader (`BackupActivities`), which replace the book's.
 ///
 /// config: none of its own (the keys it edits are `[session]`'s and `[display]`'s).
 /// saved: `settings.json` (SettingsDocument), beside the state file, written off the loop.
