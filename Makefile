@@ -7,7 +7,7 @@ export SWIFT_BACKTRACE := enable=no
 # system-library targets), the fonts the renderer loads (fonts-terminus-otb: a test of the OTB
 # fallback), libfaketime (clock-step tests), systemd (systemd-analyze checks the unit) and procps
 # (the unit's /bin/kill, which systemd-analyze checks is there; a minimal Debian lacks it).
-APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev libmosquitto-dev libmicrohttpd-dev \
+APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev zlib1g-dev libmosquitto-dev libmicrohttpd-dev \
                 xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd procps
 # The benchmarks also need a C compiler (the allocation counter), valgrind (instruction counts)
 # and Python with venv (luma.oled for bench-compare).
@@ -119,12 +119,19 @@ endif
 # The preview draws one terminal column per pixel and two pixel rows per line, plus a border and
 # a two-line legend: 130x36 for the default 128x64 panel. A smaller terminal garbles it: say so.
 # The demo builds the programs only (not the test bundles), so it starts sooner on a Pi.
+# It serves the web page on 127.0.0.1, on 8080 or the next free port up to 8099, from a config of
+# its own in a temporary folder (no /etc/islet needed), and prints the page's address.
 demo: deps
 	$(SWIFT) build $(BUILD_FLAGS)
 	@if [ -t 0 ] && read -r rows cols < <(stty size 2>/dev/null) && { [ "$$cols" -lt 130 ] || [ "$$rows" -lt 36 ]; }; then \
 	  echo "islet: this terminal is $${cols}x$${rows}; the preview of a 128x64 panel needs 130x36. Enlarge it, or: make demo DEMO_ARGS='--size 128x32' (130x20)"; \
 	  sleep 3; fi
-	./.build/debug/isletd --bus mock --buttons mock --preview terminal $(DEMO_ARGS)
+	@port=; for p in $$(seq 8080 8099); do (exec 3<>/dev/tcp/127.0.0.1/$$p) 2>/dev/null || { port=$$p; break; }; done; \
+	dir=$$(mktemp -d); trap 'rm -rf "$$dir"' EXIT; \
+	if [ -n "$$port" ]; then printf '[web]\nlisten = 127.0.0.1:%s\n' "$$port" > "$$dir/isletd.conf"; \
+	  echo "islet: the web page is on http://127.0.0.1:$$port/ ; isletctl is ./.build/debug/isletctl"; \
+	else : > "$$dir/isletd.conf"; echo "islet: ports 8080-8099 are all taken: no web page this time"; fi; \
+	sleep 2; ./.build/debug/isletd --config "$$dir/isletd.conf" --bus mock --buttons mock --preview terminal $(DEMO_ARGS)
 
 # Benchmarks (docs/PERFORMANCE.md); not part of `make test`.
 BENCH_DIR := .build/bench

@@ -24,6 +24,8 @@ let package = Package(
                        providers: [.apt(["libfribidi-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // zlib (libpng's own), for the page's gzip files made at build time by islet-page-gen.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // libi2c ships no .pc file: the modulemap links it by name.
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // Header only: epoll, timerfd, signalfd and eventfd, which Glibc's Swift module does not import.
@@ -57,14 +59,19 @@ let package = Package(
                 exclude: ["Localization"],
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
-        // Build-time only: compiles IsletRender's localized string tables into Swift, and embeds
-        // IsletWeb's Assets files byte for byte (one tool, one plugin: both are text made a Swift
-        // string with the same escaper and checks of UTF-8 and file:line). Its escaper is
-        // IsletFrame's `Quoted`, its files and stderr IsletSystem's, so the host tool stays small
-        // and imports no C library itself.
+        // Build-time only: compiles IsletRender's localized string tables into Swift. Its escaper
+        // is IsletFrame's `Quoted`, its files and stderr IsletSystem's, so the host tool stays
+        // small and imports no C library itself.
         .executableTarget(name: "islet-strings-gen", dependencies: ["IsletFrame", "IsletSystem"], swiftSettings: strict),
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
+        // Build-time only: IsletWeb's page as served (docs/WEB.md "Delivery"): the Assets files
+        // joined as Assets/served.txt says, the icons drawn from the pill's own art (read from
+        // IsletRender's source: SwiftPM builds a plugin's tool without running build-tool plugins
+        // on its dependencies, so it cannot link IsletRender, whose strings are generated),
+        // names with each content's hash, gzip and PNG made once here by zlib.
+        .executableTarget(name: "islet-page-gen", dependencies: ["IsletFrame", "IsletSystem", "CZlib"], swiftSettings: strict),
+        .plugin(name: "IsletPagePlugin", capability: .buildTool(), dependencies: ["islet-page-gen"]),
         .target(name: "IsletErrno", swiftSettings: strict),
         .target(name: "IsletDisplay", dependencies: ["IsletFrame", "IsletErrno", "IsletSystem"], swiftSettings: strict),
         // Buttons and chime without hardware: edges, the gesture recognizer, the button map, chime patterns.
@@ -111,7 +118,7 @@ let package = Package(
                 dependencies: ["CMicroHTTPD", "CGnuTLS", "IsletParts", "IsletSettings", "IsletConfig", "IsletProtocol", "IsletSystem", "IsletFrame"],
                 exclude: ["Assets"],
                 swiftSettings: strict,
-                plugins: ["IsletStringsPlugin"]),
+                plugins: ["IsletPagePlugin"]),
         .target(name: "IsletDaemon",
                 dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
@@ -158,8 +165,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletNetwork", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem"], swiftSettings: strict),
-        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-strings-gen"], swiftSettings: strict),
+        .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem", "CZlib"], swiftSettings: strict),
+        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-page-gen", "IsletRender"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

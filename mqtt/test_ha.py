@@ -216,21 +216,29 @@ class Discovery(BrokerCase):
         return report
 
     def test_with_a_page_the_device_links_to_it(self):
-        """[web] on a loopback port: every entity's device carries the page's address, as
-        status.web.url shows it, and Home Assistant's schema takes it (its configuration_url)."""
+        """[web] on every address with a host name: every entity's device carries the page's
+        address by that name (not status.web.url's loopback one), and Home Assistant's schema
+        takes it (its configuration_url). On loopback there is no link: "Visit" would open the
+        Home Assistant user's own machine."""
         port = free_port()
-        d = self.daemon(extra=f"[web]\nlisten = 127.0.0.1:{port}\n")
+        d = self.daemon(extra=f"[web]\nlisten = 0.0.0.0:{port}\nhostnames = islet.test, desk.lan\nread_only = on\n")
         want = expected_topics(d.client_id, "meditation") | device_topics(d.client_id)
-        got = self.wait_configs(d.client_id, lambda c: set(c) >= want)
+        got = self.wait_configs(d.client_id, lambda c: set(c) >= want and all("configuration_url" in json.loads(p)["device"] for p in c.values()))
         self.assertEqual(set(got), want)
-        url = d.status()["status"]["web"]["url"]
-        self.assertEqual(url, f"http://127.0.0.1:{port}/")
+        url = f"http://islet.test:{port}/"
         for t, p in got.items():
             self.assertEqual(json.loads(p)["device"].get("configuration_url"), url, t)
         report = self.validated()
         self.assertEqual(report["valid"], PER_TIMER + PER_DEVICE)
+        d.stop()
+        port = free_port()
+        local = self.daemon(extra=f"[web]\nlisten = 127.0.0.1:{port}\n")
+        self.assertEqual(local.status()["status"]["web"]["url"], f"http://127.0.0.1:{port}/")
+        got = self.wait_configs(local.client_id, lambda c: set(c) >= device_topics(local.client_id))
+        for t, p in got.items():
+            self.assertNotIn("configuration_url", json.loads(p)["device"], t)
         figure(f"configuration_url {url} in all {report['valid']} discovery payloads, valid under Home Assistant "
-               f"{report['home_assistant']}")
+               f"{report['home_assistant']}; none with the page on 127.0.0.1")
 
     def test_discovery_off_clears_what_was_announced(self):
         d = self.daemon()

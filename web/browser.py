@@ -64,7 +64,8 @@ return [...document.querySelectorAll('#list > li.act')].map((li) => ({
 
 
 class Browser:
-    def __init__(self, width=1280, height=800, scale=1, mobile=False, lang="en-US", args=()):
+    def __init__(self, width=1280, height=800, scale=1, mobile=False, lang="en-US", args=(), network_log=False):
+        """`args`: more chromium flags; `network_log`: keep the DevTools network events (`network()`)."""
         webdriver = import_selenium()
         from selenium.webdriver.chrome.service import Service
         o = webdriver.ChromeOptions()
@@ -74,11 +75,33 @@ class Browser:
                   "--disable-component-update", "--disable-sync", "--hide-scrollbars",
                   f"--window-size={width},{height}", f"--lang={lang}", "--force-device-scale-factor=1", *args):
             o.add_argument(a)
+        if network_log:
+            o.set_capability("goog:loggingPrefs", {"performance": "ALL"})
         o.add_experimental_option("prefs", {"intl.accept_languages": lang})
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                                     {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile})
         self.driver.set_script_timeout(10)
+
+    def network(self):
+        """The network events since the last call (with network_log): {requestId: {url, status,
+        bytes}}, bytes being chromium's encodedDataLength, what came over the wire, headers included."""
+        import json
+        out = {}
+        for entry in self.driver.get_log("performance"):
+            m = json.loads(entry["message"])["message"]
+            p = m.get("params", {})
+            r = out.setdefault(p.get("requestId"), {"url": None, "status": None, "bytes": None, "cached": False})
+            if m["method"] == "Network.requestWillBeSent":
+                r["url"] = p["request"]["url"]
+            elif m["method"] == "Network.responseReceived":
+                r["status"] = p["response"]["status"]
+                r["url"] = r["url"] or p["response"]["url"]
+            elif m["method"] == "Network.requestServedFromCache":
+                r["cached"] = True
+            elif m["method"] == "Network.loadingFinished":
+                r["bytes"] = p.get("encodedDataLength", 0)
+        return {k: v for k, v in out.items() if k and v["url"]}
 
     def close(self):
         try:

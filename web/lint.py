@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """`make lint-web`: the page's assets (Sources/IsletWeb/Assets) through real parsers.
 
-- The script as served at /app.js (its files joined in the order of PageAssets.swift's `script`
-  line) by Node's V8 as a classic script: `vm.Script`, the grammar of a browser's <script>
+- The script as served at /app.js (its files joined in the order of its line in
+  Assets/served.txt) and the service worker (sw.js) by Node's V8 as classic scripts: `vm.Script`, the grammar of a browser's <script>
   (`node --check` parses a CommonJS module, which takes a top-level `return` a browser refuses).
   An error is reported at its own file and line.
 - index.html by html5lib (Debian's python3-html5lib): the WHATWG parsing algorithm, the one
   browsers run, every parse error with its line and column (a misspelled or stray end tag, a
   duplicate attribute, a quote left open). It checks syntax, not the content model.
+- manifest.webmanifest by Python's json: an object with the members an install needs.
 
 - parts.js's pure logic (the verb table, the tab's title, quick starts, night, alerts) run in
   Node's vm beside words.js by web/parts_check.js, whose expectations come from the spec.
@@ -22,7 +23,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ASSETS = os.path.join(ROOT, "Sources", "IsletWeb", "Assets")
-PAGE_ASSETS = os.path.join(ROOT, "Sources", "IsletWeb", "PageAssets.swift")
+SERVED = os.path.join(ASSETS, "served.txt")
 
 # A classic script, as a browser's <script> parses it; prints "LINE<TAB>error" on a syntax error.
 NODE_PARSE = r"""
@@ -51,22 +52,30 @@ def read(name):
         return f.read()
 
 
-def script_files():
-    """The script's files in the served order, from PageAssets.swift (islet-strings-gen's names:
-    `behaviour.js` is `behaviourJS`)."""
-    with open(PAGE_ASSETS, encoding="utf-8") as f:
-        m = re.search(r"static let script = (EmbeddedAssets\.\w+(?: \+ EmbeddedAssets\.\w+)*)\n", f.read())
-    if not m:
-        raise SystemExit(f"lint-web: {PAGE_ASSETS}: no `static let script = EmbeddedAssets.… + …` line to read the order from")
-    by_swift_name = {}
-    for name in os.listdir(ASSETS):
-        stem, _, ext = name.partition(".")
-        by_swift_name[stem + ext.upper()] = name
-    order = [n.split(".")[1] for n in m.group(1).split(" + ")]
-    missing = [n for n in order if n not in by_swift_name]
-    if missing:
-        raise SystemExit(f"lint-web: PageAssets.swift names {', '.join(missing)}, which no file in {ASSETS} is")
-    return [by_swift_name[n] for n in order]
+def script_files(address="/app.js"):
+    """The files served joined at `address`, in served.txt's order (`ADDRESS CACHE FILE...`)."""
+    with open(SERVED, encoding="utf-8") as f:
+        for line in f:
+            words = line.split()
+            if len(words) >= 3 and words[0] == address:
+                missing = [n for n in words[2:] if not os.path.exists(os.path.join(ASSETS, n))]
+                if missing:
+                    raise SystemExit(f"lint-web: served.txt names {', '.join(missing)}, which no file in {ASSETS} is")
+                return words[2:]
+    raise SystemExit(f"lint-web: {SERVED}: no line serves {address}")
+
+
+def check_manifest(name, text):
+    """The web app manifest: JSON, and the members an install to a home screen reads."""
+    import json
+    try:
+        m = json.loads(text)
+    except ValueError as e:
+        return [f"{name}:{getattr(e, 'lineno', 0)}: {e}"]
+    out = [f"{name}: no {k}" for k in ("name", "start_url", "display", "icons") if k not in m]
+    sizes = {i.get("sizes") for i in m.get("icons", []) if isinstance(i, dict)}
+    out += [f"{name}: no {s} icon" for s in ("192x192", "512x512") if s not in sizes]
+    return out
 
 
 def check_script(pieces):
@@ -134,6 +143,13 @@ def cases(script, html_name):
     out.append((f"the script ({' + '.join(script)}) parses as a classic script", check_script(pieces), None))
     out.append(("parts.js's pure logic (web/parts_check.js)", check_parts(pieces), None))
     out.append((f"{html_name} has no parse error", check_html(html_name, html), None))
+    for address in ("/sw.js",):
+        files = script_files(address)
+        out.append((f"{' + '.join(files)} parses as a classic script", check_script([(n, read(n)) for n in files]), None))
+    bad, line = broken(read("manifest.webmanifest"), '"display"', '"display')
+    out.append(("a manifest with a quote left open", check_manifest("manifest.webmanifest", bad), "manifest.webmanifest:"))
+    out.append(("manifest.webmanifest is JSON with name, start_url, display and icons of 192 and 512 px",
+                check_manifest("manifest.webmanifest", read("manifest.webmanifest")), None))
     return out
 
 

@@ -3,8 +3,8 @@ import Foundation
 
 /// Compiles a target's text into Swift at build time, so the daemon installed in /usr/local/bin
 /// needs no data files, and no Bundle.module (which would pull Foundation into the renderer):
-/// - `Localization/*.strings`: the localized string tables (IsletRender);
-/// - `Assets/*`: files embedded byte for byte as `EmbeddedAssets` (IsletWeb's page).
+/// `Localization/*.strings`, the localized string tables (IsletRender). The page's assets are
+/// IsletPagePlugin's.
 @main
 struct IsletStringsPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
@@ -18,16 +18,6 @@ struct IsletStringsPlugin: BuildToolPlugin {
                 displayName: "Compiling localized strings (\(inputs.count) languages)",
                 executable: tool,
                 arguments: [output.path()] + inputs.map { $0.path() },
-                inputFiles: inputs,
-                outputFiles: [output]))
-        }
-        // Every file but hidden ones (an editor's swap file): the tool refuses what it cannot name.
-        if let inputs = try files(in: root.appending(path: "Assets"), where: { !$0.hasPrefix(".") }) {
-            let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedAssets.swift")
-            commands.append(.buildCommand(
-                displayName: "Embedding \(source.name)'s assets (\(inputs.count) files)",
-                executable: tool,
-                arguments: ["--assets", output.path()] + inputs.map { $0.path() },
                 inputFiles: inputs,
                 outputFiles: [output]))
         }
@@ -46,5 +36,5 @@ struct IsletStringsPlugin: BuildToolPlugin {
 
 struct NothingToCompile: Error, CustomStringConvertible {
     let target: String
-    var description: String { "IsletStringsPlugin: Sources/\(target) has neither a Localization nor an Assets folder" }
+    var description: String { "IsletStringsPlugin: Sources/\(target) has no Localization folder" }
 }

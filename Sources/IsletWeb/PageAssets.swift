@@ -1,58 +1,111 @@
-/// The web page's assets, served from the binary (docs/WEB.md): one page, `html` at `/`, its
-/// style at `/app.css` and its script at `/app.js`. Nothing inline and nothing from elsewhere, so
-/// the page runs under `Content-Security-Policy: default-src 'self'` and works offline. They are
-/// the files in Assets/, embedded byte for byte at build time (`EmbeddedAssets`, made by
-/// IsletStringsPlugin) and checked by real parsers (`make lint-web`).
+/// The web page's assets, served from the binary (docs/WEB.md "Delivery"). Nothing inline and
+/// nothing from elsewhere, so the page runs under `Content-Security-Policy: default-src 'self'`
+/// and works offline. They are the files in Assets/, joined as Assets/served.txt says and made at
+/// build time by islet-page-gen (IsletPagePlugin): each address's bytes, its content hash, its
+/// hashed name, its gzip. `make lint-web` checks them with real parsers.
+///
+/// The script (`/app.js`) is one classic script of several files, in served.txt's order (the
+/// first one's "use strict" covers all):
+/// - words.js: the page's words in the panel's seven languages, one key per line, its texts in
+///   the order of `langs`, split at `|`.
+/// - parts.js: the pure parts (`match`, `clock`, `shownAfter`, `untilChange`, `paint`, `verbs`,
+///   `tabTitle`, `quickLengths`, `nightView`, `alertsOf`), no state and no network, so each reads
+///   (and is tested by web/parts_check.js) on its own.
+/// - behaviour.js: the session, the live stream, the pill drawn pixel for pixel, the controls.
+/// - settings.js: the Settings card (the settings ops, backup and restore).
+/// - install.js: the service worker, registered only in a secure context.
 package enum PageAssets {
-    /// The page at `/` (index.html). Its English words are the fallback; the script puts the
-    /// chosen language's in every element with a `data-w` key.
-    package static let html = EmbeddedAssets.indexHTML
+    /// One address as islet-page-gen made it (the generated `embedded`).
+    struct Embedded {
+        let address: String
+        let path: String
+        let type: String
+        let immutable: Bool
+        let hash: String
+        let text: String?
+        let base64: String
+        let gzip64: String?
+    }
 
-    /// The page's style at `/app.css` (app.css): dark like the glass, one column on a phone, two
-    /// on a desktop, mirrored by logical properties under `dir="rtl"` while times, numbers and
-    /// the pill stay left to right.
-    package static let style = EmbeddedAssets.appCSS
+    /// Everything served, decoded once on the first request (a desk without `[web]` never does).
+    package static let all: [PageAsset] = embedded.map { e in
+        PageAsset(address: e.address, path: e.path, type: e.type, immutable: e.immutable, hash: e.hash,
+                  identity: e.text.map { Array($0.utf8) } ?? Base64.decode(e.base64),
+                  gzip: e.gzip64.map(Base64.decode))
+    }
 
-    /// The page's script at `/app.js`, one classic script in four files (the first one's
-    /// "use strict" covers all four):
-    ///
-    /// words.js: the page's words in the panel's seven languages, one key per line, its texts in
-    /// the order of `langs`, split at `|`. The panel's own words (Sources/IsletRender/Localization)
-    /// are reused where they say the same thing: phases, "Cycle {cycle} of {cycles}", the kinds.
-    /// `{…}` placeholders are filled with ASCII digits.
-    ///
-    /// parts.js: the pure parts, no state and no network, so each reads (and is tested) on its own:
-    /// - `match(tag)`: the page's language for a BCP 47 tag ("pt-BR" → "pt", "zh-CN" →
-    ///   "zh-Hans"), or null.
-    /// - `clock(seconds)`: `m:ss`, `mm:ss` or `h:mm:ss` in ASCII digits, as on the glass
-    ///   (IsletCore's `ShownTime.format`).
-    /// - `shownAfter(report, ms)`: what an activity report shows `ms` after it arrived. Only a
-    ///   running timer moves, rounded as the daemon rounds (a countdown's remaining time up, a
-    ///   stopwatch's elapsed time down); anything else, a paused timer above all, shows the
-    ///   daemon's `shown` as is: its frozen time, never 0:00 because a clock passed its end.
-    /// - `untilChange(report, ms)`: how many ms after that the shown time next changes
-    ///   (Infinity when it does not), so the page redraws on the second, as the daemon does.
-    /// - `verbs(report)`: the buttons a row offers and those its state refuses (README's
-    ///   transition table); `tabTitle(shown, phase)`: "9:13 ▶ Islet"; `quickLengths(stored)`,
-    ///   `rememberLength(list, m)`: the quick starts from what localStorage gives back, checked;
-    ///   `nightView(status.night)`: the card's values and the canvas's dimming; `alertsOf(change)`:
-    ///   a `change` event's well-formed `alerts` (docs/WEB.md "Living with the display").
-    /// - `paint(canvas, frame)`: draws a `frame` event (`{width, height, on, pages}`) one canvas
-    ///   pixel per panel pixel. `pages` is the SSD1306 page layout in hex: byte `page*width + x`,
-    ///   bit b is row `page*8 + b`, the least significant bit on top. Lit is #e8f4ff, dark
-    ///   #000000, nothing else; a panel that is off is all dark. The hex stays on the canvas as
-    ///   `data-pages`, the panel's state as `data-on`. False when the frame is not one.
-    ///
-    /// behaviour.js: the session, the live stream (`/api/events`), the pill drawn pixel for pixel,
-    /// the activities, the controls (each sends one control-socket request to `/api/request`),
-    /// the display's status. Every text from the daemon or a person goes into the page as text
-    /// (`textContent`), never as markup. A paused timer shows the daemon's frozen `shown`; only a
-    /// running one ticks here, from its remaining or elapsed seconds.
-    ///
-    /// settings.js: the Settings card (docs/WEB.md "Settings", "Backup"): the `settings` ops,
-    /// each value's source and the parser's refusal beside its field, the backup's download and
-    /// restore.
-    ///
-    /// `make lint-web` reads this line for the order.
-    package static let script = EmbeddedAssets.wordsJS + EmbeddedAssets.partsJS + EmbeddedAssets.behaviourJS + EmbeddedAssets.settingsJS
+    private static let byName: [String: (PageAsset, hashed: Bool)] = {
+        var m: [String: (PageAsset, hashed: Bool)] = [:]
+        for a in all {
+            m[a.address] = (a, false)
+            if a.immutable { m[a.path] = (a, true) }
+        }
+        if let page = m["/"] { m["/index.html"] = page }
+        return m
+    }()
+
+    /// The asset at `path`, and whether it was asked for by its hashed (cached for good) name.
+    package static func find(_ path: String) -> (asset: PageAsset, hashed: Bool)? {
+        guard let hit = byName[path] else { return nil }
+        return (hit.0, hit.hashed)
+    }
+
+    /// The page itself (`/`).
+    package static var page: PageAsset? { byName["/"]?.0 }
+}
+
+/// One served address: its plain address, the name it is cached under, its bytes and gzip.
+package struct PageAsset: Sendable, Equatable {
+    /// As served.txt names it: `/app.js`.
+    package let address: String
+    /// The name cached for good (`/app.1a2b3c4d5e6f.js`); the address itself when revalidated.
+    package let path: String
+    package let type: String
+    /// Served under `path` with `Cache-Control: public, max-age=31536000, immutable`.
+    package let immutable: Bool
+    /// FNV-1a 64 of `identity`, in hex: the ETag's value.
+    package let hash: String
+    package let identity: [UInt8]
+    /// The same bytes gzipped at build time; nil when that would not be smaller (PNG).
+    package let gzip: [UInt8]?
+
+    package init(address: String, path: String, type: String, immutable: Bool, hash: String, identity: [UInt8], gzip: [UInt8]?) {
+        self.address = address
+        self.path = path
+        self.type = type
+        self.immutable = immutable
+        self.hash = hash
+        self.identity = identity
+        self.gzip = gzip
+    }
+}
+
+/// Standard base64 with padding, for the bytes islet-page-gen embedded (ours, so a bad
+/// character is a build bug: it decodes to nothing rather than trapping).
+enum Base64 {
+    static func decode(_ s: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count / 4 * 3)
+        var acc: UInt32 = 0
+        var bits = 0
+        for c in s.utf8 {
+            let v: UInt32
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = UInt32(c - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = UInt32(c - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"): v = 62
+            case UInt8(ascii: "/"): v = 63
+            case UInt8(ascii: "="): continue
+            default: return []
+            }
+            acc = acc << 6 | v
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(acc >> UInt32(bits) & 0xFF))
+            }
+        }
+        return out
+    }
 }

@@ -38,7 +38,9 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     /// The panel's picture, its frame event and its PNGs (WebFrames).
     var frames = WebFrames()
     var counters = (requests: 0, refused: [String: Int]())
-    let url: String
+    /// The page's address on this machine (status.web.url), and the one Home Assistant links to,
+    /// nil on loopback (`WebSettings.advertisedURL`).
+    let address: PageAddress
     /// A parked connection was resumed in this turn: libmicrohttpd runs again at the next
     /// (resuming does not wake its epoll descriptor).
     var kick = false
@@ -79,7 +81,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         s.keyPEM = key
         do { server = try HTTPServer(s) }
         catch { throw DaemonStartError("the web page: \(error)", status: 69) }
-        url = settings.pageURL(machineName: machine)
+        address = PageAddress(url: settings.pageURL(machineName: machine), advertised: settings.advertisedURL(machineName: machine))
         server.delegate = self
     }
 
@@ -94,7 +96,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         }
     }
 
-    package var summary: String? { "web page on \(url)" + (settings.readOnly ? " (read only)" : "") }
+    package var summary: String? { "web page on \(address.url)" + (settings.readOnly ? " (read only)" : "") }
 
     package func attach(to loop: EventLoop, inbox: any Inbox) throws(SystemError) {
         self.loop = loop
@@ -226,12 +228,14 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
     func respond(_ request: HTTPRequest, _ a: HTTPAnswer) {
         var a = a
         a.headers += Self.securityHeaders
+        // Nothing is kept but what says how (the page's assets): the API's answers are live.
+        if !a.headers.contains(where: { $0.0 == "Cache-Control" }) { a.headers.append(("Cache-Control", "no-store")) }
         server.answer(request, a)
         kick = true
     }
 
     func startStream(_ request: HTTPRequest, _ stream: EventStream) {
-        let a = HTTPAnswer(status: 200, headers: [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no")] + Self.securityHeaders,
+        let a = HTTPAnswer(status: 200, headers: [("Content-Type", "text/event-stream"), ("X-Accel-Buffering", "no"), ("Cache-Control", "no-store")] + Self.securityHeaders,
                            body: .stream(stream))
         server.stream(request, a)
         watchForLeaving(request.connectionKey, stream)
@@ -266,7 +270,6 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         ("X-Content-Type-Options", "nosniff"),
         ("X-Frame-Options", "DENY"),
         ("Referrer-Policy", "no-referrer"),
-        ("Cache-Control", "no-store"),
     ]
 
     // MARK: the turn
@@ -352,11 +355,14 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         return Array("event: \(name)\ndata: ".utf8) + data + Array("\n\n".utf8)
     }
 
-    /// Home Assistant links the device to the page (the address status.web.url shows).
-    package func lend(to values: inout TurnValues) { values[ConfigurationPage.self] = ConfigurationPage(url: url) }
+    /// Home Assistant links the device to the page, only when another machine can reach it
+    /// (`WebSettings.advertisedURL`): a loopback address would open the Home Assistant user's own machine.
+    package func lend(to values: inout TurnValues) {
+        if let advertised = address.advertised { values[ConfigurationPage.self] = ConfigurationPage(url: advertised) }
+    }
 
     package func report(into status: inout DaemonStatus, _ turn: TurnView) {
-        status.set("web", WebStatus(listen: settings.listen.description, url: url, tls: settings.tls, readOnly: settings.readOnly,
+        status.set("web", WebStatus(listen: settings.listen.description, url: address.url, tls: settings.tls, readOnly: settings.readOnly,
                                password: guarded.needsLogin, connections: openConnections, streams: streams.count,
                                requests: counters.requests, refused: counters.refused))
     }

@@ -30,10 +30,8 @@ extension WebPage {
             return fail(r, 429, "rate_limited", "too many requests; slow down", headers: [("Retry-After", "1"), ("Connection", "close")])
         }
         let path = r.path
+        if r.method == "GET", let (a, hashed) = PageAssets.find(path) { return asset(r, a, hashed: hashed) }
         switch (r.method, path) {
-        case ("GET", "/"), ("GET", "/index.html"): return asset(r, PageAssets.html, type: "text/html; charset=utf-8")
-        case ("GET", "/app.css"): return asset(r, PageAssets.style, type: "text/css; charset=utf-8")
-        case ("GET", "/app.js"): return asset(r, PageAssets.script, type: "text/javascript; charset=utf-8")
         case ("GET", "/api/session"): return session(r, mono: mono)
         case ("POST", "/api/login"): return login(r, mono: mono)
         case ("POST", "/api/logout"):
@@ -63,8 +61,9 @@ extension WebPage {
         answer(r, status, json: JSONLines.encode(ControlResponse.failure(ProtocolError(code, message))), headers: headers)
     }
 
-    private func asset(_ r: HTTPRequest, _ text: String, type: String) {
-        respond(r, HTTPAnswer(status: 200, headers: [("Content-Type", type)], body: .bytes(Array(text.utf8))))
+    /// The page's files (docs/WEB.md "Delivery"): gzip when accepted, 304 when unchanged.
+    private func asset(_ r: HTTPRequest, _ a: PageAsset, hashed: Bool) {
+        respond(r, AssetAnswer.make(a, hashed: hashed, acceptEncoding: r.header("Accept-Encoding"), ifNoneMatch: r.header("If-None-Match")))
     }
 
     private func session(_ r: HTTPRequest, mono: MonotonicInstant) {

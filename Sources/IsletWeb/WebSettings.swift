@@ -188,4 +188,30 @@ public struct WebSettings: PartSettings, Hashable {
         }
         return "\(tls ? "https" : "http")://\(host):\(listen.port)/"
     }
+
+    /// The page's address for another machine (Home Assistant's `configuration_url`, whose
+    /// "Visit" opens in the Home Assistant user's browser): nil when the page listens on loopback
+    /// (reachable from this machine only, so no address would work there). Its host is the first
+    /// of `hostnames`, else the machine's name with `.local` (mDNS; a name with a dot as it is),
+    /// else, with no name, a listen address that is not the wildcard; otherwise nil.
+    public func advertisedURL(machineName: String) -> String? {
+        guard !listen.isLoopback else { return nil }
+        let host: String
+        if let first = hostnames.first {
+            host = first
+        } else if !machineName.isEmpty {
+            host = machineName.contains(".") ? machineName : machineName + ".local"
+        } else if !listen.isWildcard {
+            host = listen.isIPv6 ? "[\(listen.host)]" : listen.host
+        } else {
+            return nil
+        }
+        return "\(tls ? "https" : "http")://\(host):\(listen.port)/"
+    }
+}
+
+/// The page's two addresses, worked out once at start: on this machine, and for another one.
+struct PageAddress: Sendable {
+    let url: String
+    let advertised: String?
 }

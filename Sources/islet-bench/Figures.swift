@@ -57,6 +57,8 @@ enum Key: String, CaseIterable, Sendable {
     case pssKibMQTTSync = "pss_kib_mqtt_sync"
     case privateKibMQTTSync = "private_kib_mqtt_sync"
     case webPageBytes = "web_page_bytes"
+    case webFirstLoadBytes = "web_first_load_bytes"
+    case webReloadBytes = "web_reload_bytes"
     case webFrameEventBytes = "web_frame_event_bytes"
     case webCommandToEventUsP50 = "web_command_to_event_us_p50"
     case webCommandToEventUsP99 = "web_command_to_event_us_p99"
@@ -110,6 +112,8 @@ enum Key: String, CaseIterable, Sendable {
         case .pssKibMQTTSync: "isletd PSS, [mqtt] and [sync]"
         case .privateKibMQTTSync: "isletd private memory, [mqtt] and [sync]"
         case .webPageBytes: "web page weight (HTML, CSS, script)"
+        case .webFirstLoadBytes: "web: a first load on the wire (gzip)"
+        case .webReloadBytes: "web: a reload on the wire (304s)"
         case .webFrameEventBytes: "web: bytes per frame event"
         case .webCommandToEventUsP50: "web: command to an open stream's event, p50"
         case .webCommandToEventUsP99: "web: command to an open stream's event, p99"
@@ -125,7 +129,8 @@ enum Key: String, CaseIterable, Sendable {
         case .renderAllocsPerTick, .renderUntilAllocsPerTick: "allocs"
         case .renderInstructionsPerTick, .flushInstructionsPerTick: "instr"
         case .busBytesPerTick, .busBytesPerTickLockscreen128x64, .busBytesPerTickSMBus, .busBytesFullFrame,
-             .busFloorBytesPerTick, .mqttBytesPerTransition, .syncBytesPerChange, .webPageBytes, .webFrameEventBytes: "B"
+             .busFloorBytesPerTick, .mqttBytesPerTransition, .syncBytesPerChange, .webPageBytes, .webFirstLoadBytes, .webReloadBytes,
+             .webFrameEventBytes: "B"
         case .busTransactionsPerTick, .busTransactionsPerTickLockscreen128x64: "txn"
         case .busUsPerTick400kHz, .busUsPerTick100kHz, .buttonToBusUsP50, .buttonToBusUsP99,
              .pressToLastByteUsP50At400kHz, .pressToLastByteUsP99At400kHz, .pressToLastByteUsP50At100kHz, .pressToLastByteUsP99At100kHz,

@@ -10,7 +10,7 @@ struct WebBench {
     var commands = 40
     var streams = 10
 
-    static let keys: [Key] = [.webPageBytes, .webFrameEventBytes, .webCommandToEventUsP50, .webCommandToEventUsP99,
+    static let keys: [Key] = [.webPageBytes, .webFirstLoadBytes, .webReloadBytes, .webFrameEventBytes, .webCommandToEventUsP50, .webCommandToEventUsP99,
                               .wakeupsPerSRunningWeb, .wakeupsPerSPausedWeb, .rssKibPeakWeb]
 
     func run(into r: inout Results) {
@@ -38,6 +38,13 @@ struct WebBench {
         // The page as a browser first loads it.
         let weight = ["/", "/app.js", "/app.css"].map { web.get($0)?.count }
         r[.webPageBytes] = weight.contains { $0 == nil } ? .missing("a page asset did not load") : .value(Double(weight.reduce(0) { $0 + ($1 ?? 0) }))
+        if let wire = WebWire(client: web).measure() {
+            r[.webFirstLoadBytes] = .value(Double(wire.first))
+            r[.webReloadBytes] = .value(Double(wire.reload))
+        } else {
+            r[.webFirstLoadBytes] = .missing("the page's answers were not a 200 with ETags, then 304s")
+            r[.webReloadBytes] = .missing("the page's answers were not a 200 with ETags, then 304s")
+        }
 
         guard let control = SocketClient(path: sock) else { return missAll("cannot connect to the daemon's socket") }
         defer { control.close() }

@@ -1,6 +1,7 @@
 // The web page's own decisions on bytes from anyone (docs/WEB.md "Security", "Threat model and
 // bounds"): the Host and Origin headers, the session cookie, the login body and password, from
-// many addresses; the framing of a request's headers; each address's pace.
+// many addresses; the framing of a request's headers; each address's pace; Accept-Encoding and
+// If-None-Match, and a path looked up among the page's files.
 // libmicrohttpd parses HTTP itself; the control request a POST carries is the `protocol` target.
 import IsletSystem
 import IsletConfig
@@ -36,6 +37,15 @@ enum WebTarget {
                 fail("web: the origin \(Array(text.utf8)) was accepted for desk.local:8080")
             }
             if g.admits(text, at: mono), text.utf8.count != 64 { fail("web: a cookie of \(text.utf8.count) bytes was taken") }
+            // The asset headers (docs/WEB.md "Delivery"): gzip only when gzip or `*` is named, a
+            // 304 only for the tag or `*`, and any path looked up without a trap.
+            if AssetAnswer.acceptsGzip(text), !text.lowercased().contains("gzip"), !text.contains("*") {
+                fail("web: Accept-Encoding \(Array(text.utf8)) took gzip")
+            }
+            if AssetAnswer.matches(text, "\"0123456789abcdef\""), !text.contains("\"0123456789abcdef\""), !text.contains("*") {
+                fail("web: If-None-Match \(Array(text.utf8)) matched another tag")
+            }
+            _ = PageAssets.find(text)
             // The page's login body, then the guess itself, from one of a few addresses.
             _ = try? StrictJSON.parse(line)
             let address = "192.0.2.\((line.last ?? 0) % 8)"

@@ -1,8 +1,7 @@
 // Build-time tool: turns the translator-editable tables in Sources/IsletRender/Localization
-// into Swift source, so the installed daemon carries its strings and reads no files at run time;
-// with --assets, embeds a target's Assets files byte for byte (Assets.swift).
+// into Swift source, so the installed daemon carries its strings and reads no files at run time.
+// (The web page's assets are islet-page-gen's.)
 // Usage: islet-strings-gen OUTPUT.swift INPUT.strings...
-//        islet-strings-gen --assets OUTPUT.swift FILE...
 import IsletFrame
 import IsletSystem
 
@@ -31,10 +30,6 @@ func readFile(_ path: String) -> String {
 func swiftLiteral(_ s: String) -> String { Quoted.literal(s, .swift) }
 
 let args = CommandLine.arguments
-if args.count >= 2, args[1] == "--assets" {
-    guard args.count >= 4 else { fail("usage: islet-strings-gen --assets OUTPUT.swift FILE...") }
-    embedAssets(output: args[2], paths: Array(args.dropFirst(3)))
-}
 guard args.count >= 3 else { fail("usage: islet-strings-gen OUTPUT.swift INPUT.strings...") }
 var tables: [(String, [(String, String)])] = []
 for path in args.dropFirst(2).sorted() {

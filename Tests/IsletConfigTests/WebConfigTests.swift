@@ -113,4 +113,26 @@ struct WebConfigTests {
         web.keyFile = "/etc/islet/key.pem"
         #expect(web.pageURL(machineName: "islet") == "https://[fd00::5]:443/")
     }
+
+    @Test("Home Assistant's link: none on loopback; else the first host name, the machine's mDNS name, or the listen address")
+    func advertisedURL() throws {
+        var web = WebSettings()
+        #expect(web.advertisedURL(machineName: "islet") == nil)   // 127.0.0.1: only this machine reaches it
+        web.listen = try #require(ListenAddress.parse("[::1]:8080"))
+        web.hostnames = ["desk.lan"]
+        #expect(web.advertisedURL(machineName: "islet") == nil)
+        web.listen = try #require(ListenAddress.parse("0.0.0.0:8080"))
+        #expect(web.advertisedURL(machineName: "islet") == "http://desk.lan:8080/")
+        web.hostnames = []
+        #expect(web.advertisedURL(machineName: "islet") == "http://islet.local:8080/")
+        #expect(web.advertisedURL(machineName: "islet.example.net") == "http://islet.example.net:8080/")
+        #expect(web.advertisedURL(machineName: "") == nil)   // a wildcard and no name: no address to give
+        web.listen = try #require(ListenAddress.parse("192.168.1.10:8080"))
+        #expect(web.advertisedURL(machineName: "") == "http://192.168.1.10:8080/")
+        web.listen = try #require(ListenAddress.parse("[fd00::5]:443"))
+        web.certFile = "/etc/islet/cert.pem"
+        web.keyFile = "/etc/islet/key.pem"
+        #expect(web.advertisedURL(machineName: "") == "https://[fd00::5]:443/")
+        #expect(web.advertisedURL(machineName: "islet") == "https://islet.local:443/")
+    }
 }

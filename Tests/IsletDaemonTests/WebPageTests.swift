@@ -72,7 +72,7 @@ struct WebPageTests {
         let broken = try Self.http("POST", "/api/request", body: #"{"op":"fly","request_id":"w2"}"#, headers: json)
         #expect(broken.status == 400 && broken.code == "unknown_op" && broken.json?["request_id"] as? String == "w2", "\(broken.text)")
         let page = try Self.http("GET", "/")
-        #expect(page.status == 200 && page.text.contains("/app.js") && !page.text.contains("<script>"))
+        #expect(page.status == 200 && page.text.contains(#/src="/app\.[0-9a-f]{12}\.js"/#) && !page.text.contains("<script>"))
     }
 
     @Test("a rebinding Host, a cross-site Origin, a form, a huge body and an unknown path are refused; nothing changes")

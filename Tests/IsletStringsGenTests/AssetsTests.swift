@@ -1,7 +1,7 @@
 import Testing
-@testable import islet_strings_gen
+@testable import islet_page_gen
 
-/// islet-strings-gen --assets: what it embeds, and what stops the build at its file and line.
+/// islet-page-gen: what it embeds, and what stops the build at its file and line.
 @Suite("embedding assets")
 struct AssetsTests {
     /// The refusal's words, or nil when the bytes were taken.
