@@ -31,6 +31,12 @@ import Testing
         // The page's POST body carries what a request line does: the bound is one for both doors.
         #expect(HTTPRequest.maximumBody == SettingsDocument.maximumBackupBytes)
         #expect(ControlRequest.maximumLineBytes == SettingsDocument.maximumBackupBytes)
+        // How many of the heaviest activities a restorable backup holds (the rest of the 16 must end first).
+        let fitting = try (0...heaviest.count).last { n in
+            SettingsDocument.restoreRequestBytes(try backup(Array(heaviest.prefix(n)), heavySettings: false)) <= ControlRequest.maximumLineBytes
+        } ?? 0
+        print("figure: a restorable backup holds \(fitting) of the heaviest legal activities")
+        #expect(fitting >= 1)
         // It reads back whole when the bound is not in the way (the codec loses nothing).
         let back = try SettingsDocument.readBackup(largest, limit: largest.count)
         #expect(try BackupActivities.decode(#require(back.activities), now: now) == heaviest)
