@@ -10,8 +10,11 @@ import IsletTestSupport
 /// side is `make test-web`, in Debian's chromium.
 @Suite("the web page in the daemon", .serialized)
 struct WebPageTests {
-    /// A loopback port of this process's own (parallel test processes do not share one).
-    static let port = UInt16(30_000 + Int(Identity.processID) % 20_000)
+    /// A loopback port of this process's own (parallel test processes do not share one), below
+    /// Linux's ephemeral range (32768-60999): a port there may be the local end of any outgoing
+    /// connection on the machine (a browser, a broker's client), and the bind then fails with
+    /// EADDRINUSE, as it once did beside the web tests.
+    static let port = UInt16(20_000 + Int(Identity.processID) % 6_000)
 
     static func daemon(_ extra: String = "") throws -> InProcessDaemon {
         try InProcessDaemon(config: "[display]\nbus = mock\n[web]\nlisten = 127.0.0.1:\(port)\n" + extra)
