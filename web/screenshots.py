@@ -2,7 +2,7 @@
 """`make web-screenshots`: the page as a person sees it, taken by Debian's chromium, into
 docs/gallery: web-{phone,desktop}-{en,ar}.png (a phone: 390x844 CSS pixels at 2x; a desktop:
 1280x800), and the views in VIEWS beside them (web-{phone,desktop}-night-en.png: night mode on,
-the pill dimmed as the glass). isletd runs on the mock bus with a titled countdown and a
+the pill dimmed as the glass; web-{phone,desktop}-settings-{en,ar}.png: the Settings card open). isletd runs on the mock bus with a titled countdown and a
 laundry `until` activity with its progress.
 
 A new view is one more line of VIEWS: (name, languages, the daemon's extra config, what to do
@@ -35,10 +35,19 @@ def night(b, d):
     b.wait(lambda: b.attr("#frame", "data-night") == "true", "the page in night mode")
 
 
+def settings(b, d):
+    """The Settings card open, one value from the page (contrast) beside the file's and the defaults."""
+    d.ctl("settings", "set", "display.contrast", "160")
+    b.js("const s = document.querySelector('#settings-open'); s.open = true; s.scrollIntoView({block: 'start'})")
+    b.wait(lambda: b.js("return document.querySelectorAll('#settings-fields input, #settings-fields select').length") >= 10,
+           "the settings' fields")
+
+
 # (name, languages, the daemon's extra config, what to do before the shot; "" is the page by day).
 VIEWS = (
     ("", ("en", "ar"), window(3, 10), None),
     ("night", ("en",), window(0, 8), night),
+    ("settings", ("en", "ar"), window(3, 10), settings),
 )
 
 

@@ -4,7 +4,11 @@
 toggle's session on the canvas) and survives a restart; (s2) a refused value shows the parser's
 own message beside its field and changes nothing; (s3) backup, then reset, then restore gives
 the same settings; (s4) a bad, oversized or newer backup, or one with a value the file refuses,
-changes nothing; (s5) read_only: every settings op 403.
+changes nothing; (s5) read_only: the card shows the values, disabled, and every settings op but
+`settings` is 403; (s6) a backup with the running activities round-trips through a reset (the
+backup's activities replace the running ones); (s7) a setting changed from isletctl shows up in
+the open card (the events stream's `settings` notice); (s8) isletctl settings export --activities
+and import.
 """
 import json
 import os
@@ -188,9 +192,10 @@ class Settings(WebCase):
         before = self.daemon_settings(d)
         cases = [
             ("garbage.json", "this is not JSON", "not valid JSON"),
-            ("big.json", '{"islet_backup":1,"settings":{}}' + " " * 9000, "8192"),
+            ("big.json", '{"islet_backup":1,"settings":{}}' + " " * 17000, "16384"),
             ("huge.json", '{"islet_backup":1,"settings":{}}' + " " * 30000, "16384"),
-            ("newer.json", '{"islet_backup":2,"settings":{"session.minutes":"5"}}', "version 2"),
+            ("newer.json", '{"islet_backup":3,"settings":{"session.minutes":"5"}}', "version 3"),
+            ("activities.json", '{"islet_backup":2,"settings":{"session.minutes":"5"},"activities":[{"attributes":{}}]}', "activities[0]"),
             ("refused.json", '{"islet_backup":1,"settings":{"session.minutes":"5","display.contrast":"300"}}', "display.contrast"),
             ("twice.json", '{"islet_backup":1,"settings":{"session.minutes":"5","session.minutes":"6"}}', "twice"),
             ("bus.json", '{"islet_backup":1,"settings":{"display.bus":"/dev/i2c-0"}}', "not a setting"),
@@ -205,18 +210,95 @@ class Settings(WebCase):
         self.assertEqual(self.row("session.minutes")["value"], "25")
         figure(f"refused, nothing changed: {', '.join(said_all)}")
 
-    def test_s5_read_only_refuses_every_settings_op(self):
-        d = self.daemon({"read_only": "on"})
+    def test_s5_read_only_shows_the_card_disabled_and_refuses_every_change(self):
+        d = self.daemon({"read_only": "on"}, extra="[session]\nminutes = 30\n")
         b = self.browser.open(d.url)
         b.wait(lambda: b.js("return document.body.classList.contains('ro')"), "body.ro")
-        self.assertFalse(b.visible("#settings"), "read only: the Settings card is shown")
-        for req in ({"op": "settings"}, {"op": "settings_set", "key": "session.minutes", "value": "5"},
+        self.assertTrue(b.visible("#settings"), "read only: the Settings card is hidden")
+        b.js("document.querySelector('#settings summary').scrollIntoView({block: 'center'});")
+        b.click("#settings summary")
+        b.wait(lambda: b.js("return document.querySelectorAll('#settings-fields .set-row').length") == 10, "the ten settings, read only")
+        self.assertEqual(self.row("session.minutes")["value"], "30", f"minutes: {self.row('session.minutes')}")
+        enabled = b.js("return [...document.querySelectorAll('#settings-fields input, #settings-fields select')].filter(e => !e.disabled).length")
+        self.assertEqual(enabled, 0, "read only: a settings field can be edited")
+        for sel in ("#settings-backup", "#settings-restore-btn", "#settings-activities"):
+            self.assertFalse(b.visible(sel), f"read only: {sel} is shown")
+        r = d.curl("/api/request", method="POST", data=json.dumps({"op": "settings"}), headers=(JSON, f"Origin: {d.url}"))
+        self.assertEqual(r.status, 200, f"read only, settings: {r}")
+        for req in ({"op": "settings_set", "key": "session.minutes", "value": "5"},
                     {"op": "settings_reset", "key": "session.minutes"}, {"op": "settings_export"},
+                    {"op": "settings_export", "activities": True},
                     {"op": "settings_import", "backup": '{"islet_backup":1}'}):
             r = d.curl("/api/request", method="POST", data=json.dumps(req), headers=(JSON, f"Origin: {d.url}"))
             self.assertEqual((r.status, r.code), (403, "read_only"), f"read only, {req['op']}: {r}")
         r = d.curl("/api/request", method="POST", data=json.dumps({"op": "settings_set", "key": "session.minutes", "value": "5"}),
                    headers=(JSON, "Origin: http://evil.example"))
         self.assertEqual(r.status, 403, f"cross-origin settings_set: {r}")
-        self.assertEqual(self.daemon_settings(d)["session.minutes"], ("20", "default"))
-        figure("read only: settings, settings_set, settings_reset, settings_export, settings_import all 403")
+        self.assertEqual(self.daemon_settings(d)["session.minutes"], ("30", "file"))
+        figure("read only: the card shows the values, disabled; settings_set, settings_reset, settings_export, settings_import all 403")
+
+    def test_s6_a_backup_with_activities_round_trips_through_reset(self):
+        d = self.daemon()
+        for timer, seconds in (("tea", 300), ("run", 900)):
+            self.assertTrue(d.request({"op": "start", "timer": timer, "seconds": seconds}).get("ok"), f"start {timer}")
+        b = self.open_settings(d)
+        self.enter("session.minutes", "25")
+        b.wait(lambda: self.daemon_settings(d)["session.minutes"] == ("25", "page"), "minutes from the page")
+        before = self.daemon_settings(d)
+        self.press("#settings-activities")
+        text = self.backup_text()
+        backup = json.loads(text)
+        self.assertEqual(backup.get("islet_backup"), 2, f"backup: {text[:200]}")
+        self.assertEqual(sorted(a["attributes"]["timer"] for a in backup["activities"]), ["run", "tea"])
+        # Reset: the setting back to its default, one timer ended, another started.
+        self.press('.set-row[data-key="session.minutes"] .set-reset')
+        b.wait(lambda: self.daemon_settings(d)["session.minutes"] == ("20", "default"), "minutes reset")
+        self.assertTrue(d.request({"op": "end", "timer": "tea"}).get("ok"))
+        self.assertTrue(d.request({"op": "start", "timer": "other", "seconds": 60}).get("ok"))
+        b.wait(lambda: b.row("other"), "the other timer's row")
+        ok, said = self.upload("with-activities.json", text)
+        self.assertTrue(ok, f"restore refused: {said}")
+        self.assertIn("2", said, f"the result does not count the activities: {said}")
+        self.assertEqual(self.daemon_settings(d), before)
+        timers = lambda: sorted(a.get("timer") for a in d.activities())
+        b.wait(lambda: timers() == ["run", "tea"], f"the backup's activities running (now {timers()})")
+        b.wait(lambda: b.row("tea") and b.row("run") and not b.row("other"), "the page's rows are the backup's")
+        self.canvas_is_panel(d, "after a restore with activities")
+        figure(f"a backup with 2 activities ({len(text)} bytes) → reset → restore: the same settings and timers")
+
+    def test_s7_a_change_from_isletctl_shows_in_the_open_card(self):
+        d = self.daemon()
+        b = self.open_settings(d)
+        self.assertEqual(self.row("session.minutes")["value"], "20")
+        t0 = time.monotonic()
+        self.ctl_ok(d, "settings", "set", "session.minutes", "33")
+        b.wait(lambda: (self.row("session.minutes") or {}).get("value") == "33", "isletctl's value in the open card")
+        ms = (time.monotonic() - t0) * 1000
+        self.assertEqual(self.row("session.minutes")["source"], "page")
+        self.ctl_ok(d, "settings", "reset", "session.minutes")
+        b.wait(lambda: (self.row("session.minutes") or {}).get("source") == "default", "isletctl's reset in the open card")
+        figure(f"a setting changed by isletctl showed in the open card in {ms:.0f} ms (isletctl's run included)")
+
+    def test_s8_isletctl_export_activities_and_import(self):
+        d = self.daemon()
+        self.assertTrue(d.request({"op": "start", "timer": "tea", "seconds": 300}).get("ok"))
+        path = os.path.join(self.tmp, "from-shell.json")
+        r = self.ctl_ok(d, "settings", "export", path, "--activities")
+        self.assertIn("running activities", r.stdout.decode(), r.stdout)
+        with open(path) as f:
+            backup = json.load(f)
+        self.assertEqual((backup["islet_backup"], [a["attributes"]["timer"] for a in backup["activities"]]), (2, ["tea"]))
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        self.assertTrue(d.request({"op": "end", "timer": "tea", "dismissal": "immediate"}).get("ok"))
+        self.assertTrue(d.request({"op": "start", "timer": "other", "seconds": 60}).get("ok"))
+        self.ctl_ok(d, "settings", "import", path)
+        self.assertEqual(sorted(a.get("timer") for a in d.activities()), ["tea"])
+        # A bad activity: refused by name, exit 1, nothing changed.
+        backup["activities"][0]["started_at"] = "yesterday"
+        with open(path, "w") as f:
+            json.dump(backup, f)
+        r = d.ctl("settings", "import", path)
+        self.assertEqual(r.returncode, 1, r)
+        self.assertIn("started_at", r.stderr.decode(), r.stderr)
+        self.assertEqual(sorted(a.get("timer") for a in d.activities()), ["tea"])
+        figure("isletctl settings export --activities, then import: the backup's timer replaces the running one; a bad one: exit 1, named")

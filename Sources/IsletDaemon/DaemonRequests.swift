@@ -40,6 +40,23 @@ extension Daemon: Inbox {
         dispatch(DaemonEffect.of(outside: change, now: now))
     }
 
+    /// A backup's activities replace the book's. Each clock is read as wall time: the time's
+    /// own transitions since the backup are taken now, without a chime (as after a restart: a
+    /// countdown restored after its end is complete). The group learns each changed timer.
+    private func restore(_ list: [Activity]) {
+        let now = self.now
+        let advanced = list.map { TimerMachine.advance($0, to: now).activity }.compactMap { $0 }
+        let changed: [String]
+        do { changed = try book.replaceAll(with: advanced) } catch {
+            env.log.warning("the backup's activities were not restored: \(error.message)")
+            return
+        }
+        env.log.info("restored \(advanced.count) activities from a backup (\(changed.count) timers changed)")
+        dispatch(changed.flatMap { t in
+            [DaemonEffect.share(timer: t, activity: book.book.activity(for: t), expandedUntil: nil), .started(timer: t)]
+        } + [.announce])
+    }
+
     /// Hands each effect on, in order, as it happens: the panel's presentation and the parts
     /// (the chime, the clock watch, the sync group). What goes out waits for the turn's end.
     func dispatch(_ effects: [DaemonEffect]) {
@@ -150,12 +167,13 @@ extension Daemon: Inbox {
         case .press, .brightness:
             throw ProtocolError("not_supported", "no part of this daemon answers \(req.op)")
         case .settings, .settingsSet, .settingsReset, .settingsExport, .settingsImport:
-            let (response, changed) = try settings.answer(req, nowMs: env.mono.milliseconds)
-            if let changed {
+            let outcome = try settings.answer(req, nowMs: env.mono.milliseconds, now: now, activities: book.activities)
+            if let changed = outcome.config {
                 _ = putInForce(changed)
                 announce()
             }
-            return .now(response)
+            if let list = outcome.restore { restore(list) }
+            return .now(outcome.response)
         case .testPattern:
             panel.showTestPattern(seconds: req.patternSeconds)
             env.log.info(req.patternSeconds == 0 ? "test pattern ended" : "test pattern for \(req.patternSeconds) s")

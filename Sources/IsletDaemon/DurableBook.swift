@@ -101,6 +101,21 @@ final class DurableBook: SavedBeside {
         if book.activities != before { dirty = true }
     }
 
+    /// A restored backup's activities replace the book's (docs/WEB.md "Backup"): a timer the
+    /// list does not hold ends without a trace, each listed one takes its timer's place. The
+    /// list was checked as the state file's is (at most `maximumActivities`, one per timer), so
+    /// no step can be refused; if one were, the book stays as it was. Returns the timers changed.
+    func replaceAll(with list: [Activity]) throws(Rejection) -> [String] {
+        var next = book
+        let kept = Set(list.map(\.timerID))
+        for a in book.activities where !kept.contains(a.timerID) { try next.adopt(a.timerID, activity: nil) }
+        for a in list { try next.adopt(a.timerID, activity: a) }
+        let changed = Set(book.activities.map(\.timerID)).union(kept).filter { book.activity(for: $0) != next.activity(for: $0) }
+        book = next
+        if !changed.isEmpty { dirty = true }
+        return changed.sorted()
+    }
+
     /// Hands the book to the writer if it changed (called once the frame is on the bus).
     func submitIfDirty() {
         guard dirty else { return }

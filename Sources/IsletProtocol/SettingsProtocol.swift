@@ -1,16 +1,20 @@
 import IsletCore
 
 /// The settings ops' fields: `settings_set` {key, value}, `settings_reset` {key},
-/// `settings_import` {backup} (the backup file's text, at most `SettingsDocument.maximumBytes`).
+/// `settings_export` {activities} (true: the running activities too), `settings_import` {backup}
+/// (the backup file's text, at most `SettingsDocument.maximumBackupBytes`).
 public struct SettingsRequest: Hashable, Sendable {
     public var key: String?
     /// The value as a config file would hold it; a JSON number is taken as its plain text.
     public var value: String?
     public var backup: String?
-    public init(key: String? = nil, value: String? = nil, backup: String? = nil) {
+    /// `settings_export`: the backup holds the running activities too.
+    public var activities = false
+    public init(key: String? = nil, value: String? = nil, backup: String? = nil, activities: Bool = false) {
         self.key = key
         self.value = value
         self.backup = backup
+        self.activities = activities
     }
 
     static func fields(of op: ControlOp) -> Set<String> {
@@ -18,6 +22,7 @@ public struct SettingsRequest: Hashable, Sendable {
         case .settingsSet: ["key", "value"]
         case .settingsReset: ["key"]
         case .settingsImport: ["backup"]
+        case .settingsExport: ["activities"]
         default: []
         }
     }
@@ -42,7 +47,13 @@ public struct SettingsRequest: Hashable, Sendable {
         case .settingsReset:
             r.key = try text("key", limit: 64)
         case .settingsImport:
-            r.backup = try text("backup", limit: SettingsDocument.maximumBytes)
+            r.backup = try text("backup", limit: SettingsDocument.maximumBackupBytes)
+        case .settingsExport:
+            switch o["activities"] {
+            case nil, .null?: break
+            case .bool(let b)?: r.activities = b
+            case let v?: throw ProtocolError("invalid_field", "\"activities\" must be true or false, not \(v.typeName)")
+            }
         default: break
         }
         if let k = r.key, !SettingsDocument.editableKeys.contains(k) {
@@ -55,6 +66,7 @@ public struct SettingsRequest: Hashable, Sendable {
         if let key { o["key"] = .string(key) }
         if let value { o["value"] = .string(value) }
         if let backup { o["backup"] = .string(backup) }
+        if activities { o["activities"] = .bool(true) }
     }
 }
 

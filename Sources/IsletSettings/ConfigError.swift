@@ -3,8 +3,9 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
     public var origin: String        // "file:line" or "--flag"
     public var message: String
     /// The message quotes what the file said: control characters are escaped (a key of ESC
-    /// sequences must not retitle a terminal or split a journal line) and it is cut at 1,000
-    /// characters (a 900 KB value is not a 900 KB log line).
+    /// sequences must not retitle a terminal or split a journal line), and so are the bidi
+    /// controls (a U+202E in a value would reorder the rest of the line as a reader sees it),
+    /// and it is cut at 1,000 characters (a 900 KB value is not a 900 KB log line).
     public init(_ origin: String, _ message: String) {
         self.origin = Self.printable(origin)
         self.message = Self.printable(message)
@@ -20,12 +21,18 @@ public struct ConfigError: Error, CustomStringConvertible, Sendable {
             let v = u.value
             if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) {
                 out += "\\x" + (v < 0x10 ? "0" : "") + String(v, radix: 16)
+            } else if isBidiControl(v) {
+                out += "\\u{" + String(v, radix: 16) + "}"
             } else {
                 out.unicodeScalars.append(u)
             }
             count += 1
         }
         return out
+    }
+    /// ALM, LRM, RLM, the embeddings and overrides (U+202A-U+202E), the isolates (U+2066-U+2069).
+    static func isBidiControl(_ v: UInt32) -> Bool {
+        v == 0x061C || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
     }
     public var description: String { "\(origin): \(message)" }
     /// sysexits.h EX_CONFIG.

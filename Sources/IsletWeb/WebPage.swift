@@ -302,6 +302,13 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         if let change = outcome.change { broadcast(Self.event("change", JSONLines.encode(change))) }
     }
 
+    /// A config was put in force (the page's settings from any door, or the file reloaded):
+    /// each stream gets a `settings` notice, and an open Settings card reads them again.
+    package func reload(_ config: PartConfig) { broadcast(Self.settingsNotice) }
+
+    /// No values: the card asks for them (`settings`), through the page's own guard.
+    static let settingsNotice = event("settings", Array("{}".utf8))
+
     /// The first instant a stream's session expires by itself.
     private var sessionStreamsEnd: MonotonicInstant? {
         streams.compactMap { $0.session.flatMap(guarded.expiry(of:)) }.min()

@@ -30,7 +30,11 @@ extension WebPage {
             return fail(r, 429, "rate_limited", "too many requests; slow down", headers: [("Retry-After", "1"), ("Connection", "close")])
         }
         let path = r.path
-        if r.method == "GET", let (a, hashed) = PageAssets.find(path) { return asset(r, a, hashed: hashed) }
+        // HEAD as GET: libmicrohttpd sends a HEAD answer's headers without its body (RFC 9110 §9.3.2).
+        if let (a, hashed) = PageAssets.find(path) {
+            guard r.method == "GET" || r.method == "HEAD" else { return notAllowed(r, "GET, HEAD") }
+            return asset(r, a, hashed: hashed)
+        }
         switch (r.method, path) {
         case ("GET", "/api/session"): return session(r, mono: mono)
         case ("POST", "/api/login"): return login(r, mono: mono)
@@ -39,6 +43,8 @@ extension WebPage {
             guarded.logout(r.cookie("islet_session"))
             endStreamsOfEndedSessions(at: mono)
             return answer(r, 200, json: Array(#"{"ok":true}"#.utf8), headers: [("Set-Cookie", guarded.cookie(""))])
+        case (_, "/api/session"): return notAllowed(r, "GET")
+        case (_, "/api/login"), (_, "/api/logout"): return notAllowed(r, "POST")
         default: break
         }
         guard path.hasPrefix("/api/") else { return fail(r, 404, "not_found", "no such page") }
@@ -51,10 +57,16 @@ extension WebPage {
         case ("POST", "/api/request"): request(r)
         case ("GET", "/api/events"): events(r)
         case ("GET", "/api/frame.png"): frame(r)
-        case (_, "/api/status"), (_, "/api/events"), (_, "/api/frame.png"), (_, "/api/request"):
-            fail(r, 405, "method_not_allowed", "\(r.method) is not taken here")
+        case (_, "/api/status"), (_, "/api/events"), (_, "/api/frame.png"): notAllowed(r, "GET")
+        case (_, "/api/request"): notAllowed(r, "POST")
         default: fail(r, 404, "not_found", "no such address in the API (docs/WEB.md)")
         }
+    }
+
+    /// 405 with the methods the address takes (RFC 9110 §15.5.6: `Allow` is required).
+    private func notAllowed(_ r: HTTPRequest, _ allowed: String) {
+        fail(r, 405, "method_not_allowed", "\(String(r.method.prefix(20))) is not taken here (it takes \(allowed))",
+             headers: [("Allow", allowed)])
     }
 
     func fail(_ r: HTTPRequest, _ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) {
@@ -137,7 +149,9 @@ extension WebPage {
             answer(r, 400, json: JSONLines.encode(response))
         case .success(let req):
             if req.op == .watch { return fail(r, 400, "use_events", "watch is GET /api/events (Server-Sent Events)") }
-            if settings.readOnly, req.op != .status {
+            // A read-only page still sees: the state and the settings (`settings` reads; every
+            // change op, export and import included, is refused).
+            if settings.readOnly, req.op != .status, req.op != .settings {
                 refuse("read_only")
                 return fail(r, 403, "read_only", "this page is read only ([web] read_only = on)")
             }

@@ -9,6 +9,7 @@ import IsletCore
 import IsletDisplay
 import IsletConfig
 import IsletSystem
+import IsletStore
 
 /// A broken property: say which, and abort so libFuzzer keeps the input as a crash.
 func fail(_ message: String) -> Never {
@@ -60,6 +61,13 @@ enum FuzzTarget: String, CaseIterable {
             // (or be refused by it) without a trap.
             if let values = try? SettingsDocument.overlay(bytes) { Self.settings(values) }
             if let values = try? SettingsDocument.backup(bytes) { Self.settings(values) }
+            // A backup's activities go through the state file's loader; what it takes must
+            // encode and read back the same.
+            if let list = try? SettingsDocument.readBackup(bytes).activities,
+               let taken = try? BackupActivities.decode(list, now: Instant(milliseconds: 1_800_000_000_000)) {
+                let again = (try? BackupActivities.encode(taken)).flatMap { try? BackupActivities.decode($0, now: Instant(milliseconds: 1_800_000_000_000)) }
+                if again != taken { fail("settings: a backup's \(taken.count) activities did not survive encode and read") }
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 import IsletSystem
 import IsletProtocol
 
-/// `isletctl settings [get | set KEY VALUE | reset KEY | export FILE | import FILE] [--json]`:
+/// `isletctl settings [get | set KEY VALUE | reset KEY | export FILE [--activities] | import FILE] [--json]`:
 /// the page's settings from a shell, through the same ops as the page (README "The control
 /// socket"). The config file stays the administrator's; these edit the overlay in the state
 /// directory (settings.json).
@@ -10,8 +10,11 @@ enum SettingsCommand {
     usage: isletctl settings [get] [--json]          every setting the page may change: value, source
            isletctl settings set KEY VALUE           e.g. set session.minutes 25, set display.night 22:30-07:00
            isletctl settings reset KEY               back to the config file's value (or the default)
-           isletctl settings export FILE             write a backup (JSON; - for standard output)
-           isletctl settings import FILE             restore a backup: all of it or nothing (at most \(SettingsDocument.maximumBytes) bytes)
+           isletctl settings export FILE [--activities]
+                                                     write a backup (JSON; - for standard output);
+                                                     --activities: the running activities too
+           isletctl settings import FILE             restore a backup: all of it or nothing (at most \(SettingsDocument.maximumBackupBytes) bytes);
+                                                     a backup's activities replace the running ones
     KEY is one of: \(SettingsDocument.editableKeys.joined(separator: ", ")).
     """
 
@@ -26,6 +29,8 @@ enum SettingsCommand {
         var words = args
         var json = false
         if let i = words.firstIndex(of: "--json") { json = true; words.remove(at: i) }
+        var activities = false
+        if let i = words.firstIndex(of: "--activities") { activities = true; words.remove(at: i) }
         if let bad = words.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
             throw CtlMain.Usage(message: "settings does not take \(bad)\n\(usage)")
         }
@@ -40,6 +45,7 @@ enum SettingsCommand {
         func want(_ n: Int, _ form: String) throws(CtlMain.Usage) {
             guard rest.count == n else { throw CtlMain.Usage(message: "settings \(verb) takes \(form)\n\(usage)") }
         }
+        if activities, words.first != "export" { throw CtlMain.Usage(message: "--activities is export's alone\n\(usage)") }
         var p = Parsed(request: ControlRequest(op: .settings), json: json)
         switch verb {
         case "get": try want(0, "nothing")
@@ -54,6 +60,7 @@ enum SettingsCommand {
         case "export":
             try want(1, "FILE")
             p.request = ControlRequest(op: .settingsExport)
+            p.request.settings.activities = activities
             p.file = rest[0]
         case "import":
             try want(1, "FILE")
@@ -66,11 +73,11 @@ enum SettingsCommand {
 
     /// A backup file's text, bounded and checked before it goes to the daemon (which checks it again).
     static func readBackup(_ path: String) -> Result<String, CtlMain.Usage> {
-        switch FileSystem.readFile(path, limit: SettingsDocument.maximumBytes + 1) {
+        switch FileSystem.readFile(path, limit: SettingsDocument.maximumBackupBytes + 1) {
         case .failure(let e): return .failure(CtlMain.Usage(message: "cannot read \(path): \(e.errno)"))
         case .success(let bytes):
-            guard bytes.count <= SettingsDocument.maximumBytes else {
-                return .failure(CtlMain.Usage(message: "\(path) is larger than \(SettingsDocument.maximumBytes) bytes; a backup is a few hundred"))
+            guard bytes.count <= SettingsDocument.maximumBackupBytes else {
+                return .failure(CtlMain.Usage(message: "\(path) is larger than \(SettingsDocument.maximumBackupBytes) bytes, the most a backup can be"))
             }
             guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(CtlMain.Usage(message: "\(path) is not UTF-8 text")) }
             return .success(text)
@@ -103,7 +110,8 @@ enum SettingsCommand {
                         CtlMain.printError("isletctl: cannot write \(file): \(error.errno)")
                         return 73
                     }
-                    print("wrote the backup of \(report.entries.filter { $0.source == "page" }.count) page settings to \(file)")
+                    let n = report.entries.filter { $0.source == "page" }.count
+                    print("wrote the backup of \(n) page settings" + (p.request.settings.activities ? " and the running activities" : "") + " to \(file)")
                 }
                 return 0
             }

@@ -107,6 +107,10 @@ struct ConfigTests {
         #expect(e?.origin == "t.conf:2")
         #expect(e?.message.contains("\\x1b]0;pwn\\x07") == true, "\(e?.message ?? "")")
         #expect(e?.message.unicodeScalars.contains { $0.value < 0x20 } == false)
+        // A bidi override in a quoted value must not reorder the rest of the line a reader sees.
+        let bidi = configError("[display]\nnight = \u{202E}22:30-07:00\u{2066}\n")
+        #expect(bidi?.message.contains("\\u{202e}22:30-07:00\\u{2066}") == true, "\(bidi?.message ?? "")")
+        #expect(bidi?.message.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) } == false)
         let long = configError("[session]\ntitle = \(String(repeating: "x", count: 100_000))\n")
         #expect(long.map { $0.message.count <= ConfigError.maximumMessage + 1 } == true)
     }

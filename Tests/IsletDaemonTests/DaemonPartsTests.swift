@@ -15,9 +15,10 @@ import IsletSystem
 struct DaemonPartsTests {
     /// A broker nobody answers (the kernel refuses loopback port 1): the bridge, its link and
     /// the sync group are all built.
-    /// The page listens on a loopback port of its own (the process id keeps parallel runs apart).
+    /// The page listens on a loopback port of its own (the process id keeps parallel runs apart),
+    /// below the ephemeral range and apart from WebPageTests' (20000-25999).
     static let network = "[display]\nbus = mock\n[mqtt]\nurl = mqtt://127.0.0.1:1\nclient_id = desk\n[sync]\ngroup = desks\n"
-        + "[web]\nlisten = 127.0.0.1:\(20_000 + Int(Identity.processID) % 20_000)\n"
+        + "[web]\nlisten = 127.0.0.1:\(26_000 + Int(Identity.processID) % 6_000)\n"
 
     @Test("every object of the daemon, its parts and theirs, holds at most 15 fields")
     func partsOwnTheirState() throws {

@@ -98,11 +98,11 @@ struct SettingsDeskTests {
         _ = try d.request(#"{"op":"settings_set","key":"session.minutes","value":"25"}"#)
         let before = settings(try d.request(#"{"op":"settings"}"#)).mapValues { $0["value"] as? String }
         let bad: [(String, String, String)] = [
-            (#"{"islet_backup":2,"settings":{"session.minutes":"5"}}"#, "invalid_backup", "version 2"),
+            (#"{"islet_backup":3,"settings":{"session.minutes":"5"}}"#, "invalid_backup", "version 3, made by a newer Islet"),
             (#"{"islet_backup":1,"settings":{"session.minutes":"5","display.contrast":"300"}}"#, "invalid_backup", "display.contrast"),
             (#"{"islet_backup":1,"settings":{"display.bus":"mock"}}"#, "invalid_backup", "not a setting"),
             ("not json", "invalid_backup", "not valid JSON"),
-            (#"{"islet_backup":1,"settings":{}}"# + String(repeating: " ", count: 9000), "invalid_field", "longer than 8192 bytes"),
+            (#"{"islet_backup":1,"settings":{}}"# + String(repeating: " ", count: 17_000), "line_too_long", "limited to 16384 bytes"),
         ]
         for (backup, code, why) in bad {
             let line = String(decoding: try JSONSerialization.data(withJSONObject: ["op": "settings_import", "backup": backup]), as: UTF8.self)

@@ -35,4 +35,20 @@ extension WebPageTests {
         #expect(try Self.http("GET", "/api/status").headers["cache-control"] == "no-store")
         #expect(try Self.http("GET", "/app.0123456789ab.js").status == 404)
     }
+
+    @Test("HEAD answers as GET without the body; another method gets 405 naming what the address takes (RFC 9110)")
+    func methods() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        let get = try Self.http("GET", "/")
+        let head = try Self.http("HEAD", "/")
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(head.headers["etag"] == get.headers["etag"] && head.headers["content-length"] == String(get.body.count))
+        for (method, path, allowed) in [("DELETE", "/app.js", "GET, HEAD"), ("POST", "/", "GET, HEAD"),
+                                        ("GET", "/api/request", "POST"), ("GET", "/api/login", "POST"),
+                                        ("PUT", "/api/status", "GET"), ("POST", "/api/session", "GET")] {
+            let a = try Self.http(method, path)
+            #expect(a.status == 405 && a.headers["allow"] == allowed, "\(method) \(path): \(a.status) \(a.headers["allow"] ?? "no Allow")")
+        }
+    }
 }

@@ -10,8 +10,11 @@ import IsletTestSupport
 /// side is `make test-web`, in Debian's chromium.
 @Suite("the web page in the daemon", .serialized)
 struct WebPageTests {
-    /// A loopback port of this process's own (parallel test processes do not share one).
-    static let port = UInt16(30_000 + Int(Identity.processID) % 20_000)
+    /// A loopback port of this process's own (parallel test processes do not share one), below
+    /// Linux's ephemeral range (32768-60999): a port there may be the local end of any outgoing
+    /// connection on the machine (a browser, a broker's client), and the bind then fails with
+    /// EADDRINUSE, as it once did beside the web tests.
+    static let port = UInt16(20_000 + Int(Identity.processID) % 6_000)
 
     static func daemon(_ extra: String = "") throws -> InProcessDaemon {
         try InProcessDaemon(config: "[display]\nbus = mock\n[web]\nlisten = 127.0.0.1:\(port)\n" + extra)
@@ -104,6 +107,14 @@ struct WebPageTests {
         #expect(r.status == 403 && r.code == "read_only")
         #expect(try Self.http("POST", "/api/request", body: #"{"op":"status"}"#, headers: ["Content-Type": "application/json"]).status == 200)
         #expect(d.activities(try d.request(#"{"op":"status"}"#)).isEmpty)
+        // The settings are seen (the one settings op that reads); every change op, export and import too, is refused.
+        #expect(try Self.http("POST", "/api/request", body: #"{"op":"settings"}"#, headers: ["Content-Type": "application/json"]).status == 200)
+        for body in [#"{"op":"settings_set","key":"session.minutes","value":"5"}"#, #"{"op":"settings_reset","key":"session.minutes"}"#,
+                     #"{"op":"settings_export"}"#, #"{"op":"settings_export","activities":true}"#,
+                     #"{"op":"settings_import","backup":"{\"islet_backup\":1}"}"#, #"{"op":"brightness","contrast":5}"#] {
+            let refused = try Self.http("POST", "/api/request", body: body, headers: ["Content-Type": "application/json"])
+            #expect(refused.status == 403 && refused.code == "read_only", "\(body): \(refused.status)")
+        }
     }
 
     @Test("the frame as PNG is the panel's size times the scale")
@@ -146,6 +157,20 @@ struct WebPageTests {
         usleep(1_500_000)
         let after = wakeups()
         #expect(before >= 0 && after - before <= 1, "an idle stream woke the daemon \(after - before) times in 1.5 s (1: the status request itself)")
+    }
+
+    @Test("a setting changed elsewhere sends the streams one small settings notice, without values")
+    func settingsNotice() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        let fd = try TCPClient.connect("127.0.0.1", port: Self.port)
+        try fd.sendAll(Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(Self.port)\r\n\r\n".utf8))
+        let stream = StreamReader(fd)
+        #expect(try stream.read(until: "event: frame"))
+        #expect(!stream.got.contains("event: settings"), "a notice before any change")
+        // From the socket (isletctl's door), not the page.
+        _ = try d.request(#"{"op":"settings_set","key":"session.minutes","value":"9"}"#)
+        #expect(try stream.read(until: "event: settings\ndata: {}\n\n"), "\(stream.got.suffix(300))")
     }
 
     /// Issue 44 §11: a stream opened with a session kept getting `change` after the session's

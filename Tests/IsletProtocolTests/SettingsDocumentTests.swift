@@ -14,14 +14,17 @@ struct SettingsDocumentTests {
 
     @Test func whatIsRefusedAndWhy() {
         let cases: [(String, String)] = [
-            (#"{"islet_backup":2,"settings":{}}"#, "version 2"),
+            (#"{"islet_backup":3,"settings":{}}"#, "version 3, made by a newer Islet; this one reads versions 1 to 2"),
             (#"{"islet_backup":1,"settings":{"session.minutes":"25","session.minutes":"30"}}"#, "appears twice"),
             (#"{"islet_backup":1,"settings":{"display.bus":"/dev/i2c-0"}}"#, "not a setting the page may change"),
             (#"{"islet_backup":1,"settings":{"session.minutes":25}}"#, "must be a string"),
             (#"{"islet_backup":1,"settings":[]}"#, "must be an object"),
             (#"{"settings":{}}"#, "no \"islet_backup\""),
             (#"{"islet_backup":1.5}"#, "whole number"),
-            (#"{"islet_backup":1,"activities":[]}"#, "unknown field"),
+            (#"{"islet_backup":1,"activities":[]}"#, "version 1, which holds no activities"),
+            (#"{"islet_backup":2,"activities":{}}"#, "must be an array"),
+            (#"{"islet_backup":2,"activities":[\#(Array(repeating: "{}", count: 17).joined(separator: ","))]}"#, "17 activities; at most 16"),
+            (#"{"islet_backup":2,"tasks":[]}"#, "unknown field \"tasks\"; accepted: islet_backup, settings, activities"),
             (#"{"islet_settings":1,"values":{}}"#, "unknown field"),
             (#"[1]"#, "must be a JSON object"),
             (#"{"islet_backup":1,"settings":{"session.language":"en\u0007"}}"#, "control character"),
@@ -36,10 +39,26 @@ struct SettingsDocumentTests {
     }
 
     @Test func anOversizedDocumentIsRefusedUnread() {
-        let big = #"{"islet_backup":1,"settings":{}}"# + String(repeating: " ", count: SettingsDocument.maximumBytes)
+        let big = #"{"islet_backup":1,"settings":{}}"# + String(repeating: " ", count: SettingsDocument.maximumBackupBytes)
         do { _ = try SettingsDocument.backup(bytes(big)); Issue.record("read") } catch {
-            #expect(error.message.contains("at most \(SettingsDocument.maximumBytes)"))
+            #expect(error.message.contains("at most \(SettingsDocument.maximumBackupBytes)"))
         }
+        let overlay = #"{"islet_settings":1,"values":{}}"# + String(repeating: " ", count: SettingsDocument.maximumBytes)
+        #expect(throws: SettingsDocument.Problem.self) { try SettingsDocument.overlay(bytes(overlay)) }
+        // The backup's bound is what one request line carries, the page's POST body the same 16 KiB.
+        #expect(SettingsDocument.maximumBackupBytes == 16 * 1024)
+    }
+
+    @Test func aBackupWithActivitiesIsVersion2AndKeepsThemAsGiven() throws {
+        let list = JSONValue.array([.object(["any": .string("thing")])])
+        let b = try SettingsDocument.readBackup(SettingsDocument.encodeBackup(["session.minutes": "5"], activities: list))
+        #expect(b == SettingsDocument.Backup(settings: ["session.minutes": "5"], activities: list))
+        #expect(String(decoding: SettingsDocument.encodeBackup([:], activities: .array([])), as: UTF8.self).contains(#""islet_backup" : 2"#))
+        #expect(String(decoding: SettingsDocument.encodeBackup([:]), as: UTF8.self).contains(#""islet_backup" : 1"#))
+        let export = try ControlRequest.parse(bytes(#"{"op":"settings_export","activities":true}"#))
+        #expect(export.settings.activities)
+        #expect(try ControlRequest.parse(export.encodedLine().dropLast().map { $0 }).settings.activities)
+        #expect(throws: ProtocolError.self) { try ControlRequest.parse(bytes(#"{"op":"settings_export","activities":"yes"}"#)) }
     }
 
     @Test func theOpsFields() throws {

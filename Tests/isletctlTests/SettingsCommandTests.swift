@@ -15,9 +15,14 @@ struct SettingsCommandTests {
         #expect(try SettingsCommand.parse(["reset", "display.night"]).request.settings.key == "display.night")
         let export = try SettingsCommand.parse(["export", "b.json"])
         #expect(export.request.op == .settingsExport && export.file == "b.json")
+        #expect(!export.request.settings.activities)
+        let withActivities = try SettingsCommand.parse(["export", "--activities", "b.json"])
+        #expect(withActivities.request.settings.activities && withActivities.file == "b.json")
+        #expect(try SettingsCommand.parse(["export", "b.json", "--activities", "--json"]).request.settings.activities)
         #expect(try SettingsCommand.parse(["import", "-"]).file == "-")
         for bad in [["set", "display.bus", "mock"], ["set", "session.minutes"], ["reset"], ["export"], ["wipe"], ["get", "--timer", "a"],
-                    ["set", "session.minutes", "1", "2"]] {
+                    ["set", "session.minutes", "1", "2"],
+                    ["import", "b.json", "--activities"], ["get", "--activities"]] {
             #expect(throws: CtlMain.Usage.self, "\(bad)") { try SettingsCommand.parse(bad) }
         }
         // The ops are reached through `settings` only, never as commands of their own.
@@ -28,9 +33,9 @@ struct SettingsCommandTests {
         let dir = makeTempDir()
         defer { removeTree(dir) }
         let path = dir + "/backup.json"
-        try String(repeating: " ", count: SettingsDocument.maximumBytes + 1).write(toFile: path, atomically: false, encoding: .utf8)
+        try String(repeating: " ", count: SettingsDocument.maximumBackupBytes + 1).write(toFile: path, atomically: false, encoding: .utf8)
         guard case .failure(let e) = SettingsCommand.readBackup(path) else { Issue.record("read"); return }
-        #expect(e.message.contains("larger than \(SettingsDocument.maximumBytes) bytes"))
+        #expect(e.message.contains("larger than \(SettingsDocument.maximumBackupBytes) bytes"))
         try #"{"islet_backup":1}"#.write(toFile: path, atomically: false, encoding: .utf8)
         guard case .success(let t) = SettingsCommand.readBackup(path) else { Issue.record("not read"); return }
         #expect(t == #"{"islet_backup":1}"#)

@@ -4,13 +4,15 @@ import IsletProtocol
 import IsletConfig
 import IsletSettings
 import IsletStore
+import IsletCore
 
 /// The page's settings (docs/WEB.md "Settings"): the overlay `settings.json` in the state
 /// directory, over the config file, which stays the administrator's and read-only to the
 /// service. It owns the overlay's values, the file's config beneath them, and the overlay's
 /// writer; it answers the settings ops (`settings`, `settings_set`, `settings_reset`,
 /// `settings_export`, `settings_import`) and hands the daemon the config to put in force,
-/// which goes the way of a reload (`Daemon.putInForce`).
+/// which goes the way of a reload (`Daemon.putInForce`), and a restored backup's activities,
+/// checked by the state file's loader (`BackupActivities`), which replace the book's.
 ///
 /// config: none of its own (the keys it edits are `[session]`'s and `[display]`'s).
 /// saved: `settings.json` (SettingsDocument), beside the state file, written off the loop.
@@ -68,14 +70,34 @@ final class SettingsDesk {
         }
     }
 
-    /// One settings op: its answer, and the config to put in force when it changed one.
-    /// `nowMs` (the monotonic clock) paces the log: a flood of edits is one line a second.
-    func answer(_ r: ControlRequest, nowMs: Int64) throws(ProtocolError) -> (ControlResponse, DaemonConfig?) {
+    /// What a settings op did: its answer, the config to put in force when it changed one, and
+    /// the activities that replace the book's when a backup with activities was restored.
+    struct Outcome {
+        var response: ControlResponse
+        var config: DaemonConfig?
+        var restore: [Activity]? = nil
+    }
+
+    /// One settings op. `nowMs` (the monotonic clock) paces the log: a flood of edits is one
+    /// line a second; `activities` (the book's) go into a backup that asks for them, and `now`
+    /// stamps a restored list for the loader's checks.
+    func answer(_ r: ControlRequest, nowMs: Int64, now: Instant = .epoch, activities: [Activity] = []) throws(ProtocolError) -> Outcome {
         self.nowMs = nowMs
         switch r.op {
-        case .settings: return (respond(), nil)
+        case .settings: return Outcome(response: respond())
         case .settingsExport:
-            return (respond(backup: String(decoding: SettingsDocument.encodeBackup(values), as: UTF8.self)), nil)
+            var list: JSONValue?
+            if r.settings.activities {
+                do { list = try BackupActivities.encode(activities) } catch { throw ProtocolError("store_failed", error.message) }
+            }
+            let backup = SettingsDocument.encodeBackup(values, activities: list)
+            // No backup is made that could not be restored: its restore must fit one request.
+            let restore = SettingsDocument.restoreRequestBytes(backup)
+            guard restore <= ControlRequest.maximumLineBytes else {
+                throw ProtocolError("too_large", "a backup with these \(activities.count) activities would take \(restore) bytes to restore; "
+                    + "at most \(ControlRequest.maximumLineBytes) fit one request. Back up without the activities, or end some")
+            }
+            return Outcome(response: respond(backup: String(decoding: backup, as: UTF8.self)))
         case .settingsSet:
             guard let key = r.settings.key, let value = r.settings.value else { throw ProtocolError("missing_field", "settings_set needs \"key\" and \"value\"") }
             if let why = file.refusal(setting: key, to: value, page: values) { throw ProtocolError("invalid_value", why) }
@@ -89,26 +111,35 @@ final class SettingsDesk {
             return try change(to: next, "\(key) back to the file's")
         case .settingsImport:
             guard let text = r.settings.backup else { throw ProtocolError("missing_field", "settings_import needs \"backup\"") }
-            // All or nothing: every bound and every value checked before one is taken.
-            let read: [String: String]
-            do { read = try SettingsDocument.backup(Array(text.utf8)) }
-            catch { throw ProtocolError("invalid_backup", error.message) }
-            do { _ = try file.applying(page: read) }
+            // All or nothing: every bound and every value checked before one is taken, the
+            // activities' too (by the state file's loader) before the settings are written.
+            let read: SettingsDocument.Backup
+            do { read = try SettingsDocument.readBackup(Array(text.utf8)) }
+            catch { throw ProtocolError("invalid_backup", "\(error.message); nothing was changed") }
+            do { _ = try file.applying(page: read.settings) }
             catch { throw ProtocolError("invalid_backup", "the backup's \(error.message); nothing was changed") }
-            return try change(to: read, "restored from a backup (\(read.count) settings)")
+            var restore: [Activity]?
+            if let list = read.activities {
+                do { restore = try BackupActivities.decode(list, now: now) }
+                catch { throw ProtocolError("invalid_backup", "\(error.message); nothing was changed") }
+            }
+            var outcome = try change(to: read.settings, "restored from a backup (\(read.settings.count) settings"
+                                     + (restore.map { ", \($0.count) activities)" } ?? ")"))
+            outcome.restore = restore
+            return outcome
         default:
             throw ProtocolError("not_supported", "\(r.op.rawValue) is not a settings op")
         }
     }
 
-    private func change(to next: [String: String], _ what: String) throws(ProtocolError) -> (ControlResponse, DaemonConfig?) {
+    private func change(to next: [String: String], _ what: String) throws(ProtocolError) -> Outcome {
         let config: DaemonConfig
         do { config = try file.applying(page: next) } catch { throw ProtocolError("invalid_value", error.message) }
         do { try writer.submit(SettingsDocument.encodeOverlay(next)) }
         catch { throw ProtocolError("store_failed", "the page's settings could not be saved: \(error)") }
         values = next
         log.limited(.info, topic: "page-settings", intervalMs: 1000, nowMs: nowMs, "page settings: \(what)")
-        return (respond(config), config)
+        return Outcome(response: respond(config), config: config)
     }
 
     private func respond(_ config: DaemonConfig? = nil, backup: String? = nil) -> ControlResponse {

@@ -450,6 +450,7 @@ function applySession() {
   $("night-on").disabled = $("contrast").disabled = ro;
   document.querySelectorAll("#quick button").forEach((b) => { b.disabled = ro || busy.has(b); });
   $("logout").hidden = !sess.password;
+  document.dispatchEvent(new Event("islet:session"));
 }
 function setConn(state) {
   $("conn").dataset.state = state;
@@ -515,6 +516,8 @@ function connect() {
   on("state", (d) => { live = true; setConn("live"); take(d); });
   on("change", (d) => { take(d); notice(P.alertsOf(d), d); clearTimeout(soonTimer); soonTimer = setTimeout(loadStatus, 300); });
   on("frame", drawFrame);
+  // A setting changed somewhere (a shell, another tab, a reload): the Settings card reads them again.
+  on("settings", () => document.dispatchEvent(new Event("islet:settings")));
 }
 
 // Wiring

@@ -2,12 +2,14 @@
 // daemon's (`settings` op): its value, where it comes from (default, the config file, this
 // page) and what the parser accepts. An edit is one `settings_set`; a refusal shows the
 // parser's own message beside its field. Backup is `settings_export` saved as a file; restore
-// sends a chosen file's text to `settings_import`, which takes all of it or nothing.
+// sends a chosen file's text to `settings_import`, which takes all of it or nothing; a backup
+// may carry the running activities too (the checkbox), which a restore puts in place of the
+// running ones. A read-only page shows the values, every field disabled, without reset or backup.
 (() => {
 const W = ISLET_WORDS, $ = (id) => document.getElementById(id);
-// A chosen file is read only up to this; the daemon's own bound is 8 KiB (it names it).
+// A chosen file is read only up to this; the daemon's own bound is 16 KiB (it names it).
 const MAX_UPLOAD = 64 * 1024;
-let report = null, loading = false;
+let report = null, loading = false, again = false;
 const rows = new Map(), errors = new Map();
 
 function lang() {
@@ -41,6 +43,7 @@ async function ask(req) {
   return j;
 }
 
+function readOnly() { return document.body.classList.contains("ro"); }
 function labelOf(key) { return t("s_" + key.replace(/\./g, "_")); }
 
 function newRow(e) {
@@ -83,6 +86,7 @@ function render() {
     const row = rows.get(e.key) || newRow(e);
     rows.set(e.key, row);
     const input = row.querySelector("input, select"), label = labelOf(e.key), err = errors.get(e.key) || "";
+    input.disabled = readOnly();
     setText(row.querySelector(".set-label"), label);
     // A field being typed in keeps what the person typed; a refused one too, beside its message.
     if (document.activeElement !== input && !err) input.value = String(e.value);
@@ -93,7 +97,7 @@ function render() {
     if (input.tagName === "SELECT") for (const o of input.options) setText(o, t(o.value));
     const rb = row.querySelector(".set-reset");
     setText(rb, t("s_reset"));
-    rb.hidden = e.source !== "page";
+    rb.hidden = e.source !== "page" || readOnly();
     rb.setAttribute("aria-label", t("s_reset_of", {name: label}));
     setText(row.querySelector(".set-error"), err);
     if (err) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
@@ -119,11 +123,13 @@ function took(r, key) {
 }
 
 async function load() {
-  if (loading) return;
+  // A notice during a read: that read may be older than the change, so read once more after it.
+  if (loading) { again = true; return; }
   loading = true;
   const r = await ask({op: "settings"});
   loading = false;
   if (took(r)) render();
+  if (again) { again = false; load(); }
 }
 
 async function setValue(key, value) {
@@ -140,9 +146,9 @@ async function reset(key) {
 }
 
 async function backup() {
-  const r = await ask({op: "settings_export"});
+  const r = await ask({op: "settings_export", activities: $("settings-activities").checked});
   if (!r.ok || !r.settings || typeof r.settings.backup !== "string") return took(r);
-  // A data: URL (the backup is at most 8 KiB): the page's CSP (default-src 'self') reads no blob:.
+  // A data: URL (the backup is at most 16 KiB): the page's CSP (default-src 'self') reads no blob:.
   const a = $("settings-download");
   a.href = "data:application/json;charset=utf-8," + encodeURIComponent(r.settings.backup);
   a.click();
@@ -158,7 +164,9 @@ async function restore(file) {
   if (took(r)) {
     errors.clear();
     const n = (report.keys || []).filter((e) => e.source === "page").length;
-    result(t("s_restored", {n: n}), true);
+    let a = null;
+    try { a = JSON.parse(text).activities; } catch (e) { a = null; }
+    result(t("s_restored", {n: n}) + (Array.isArray(a) ? " · " + t("s_restored_activities", {n: a.length}) : ""), true);
     render();
   }
 }
@@ -173,6 +181,10 @@ $("settings-restore").addEventListener("change", (ev) => {
   restore(file).finally(() => { input.value = ""; });
 });
 $("lang").addEventListener("change", render);
+// A notice on the events stream: a setting changed elsewhere (isletctl, another tab, a reload).
+document.addEventListener("islet:settings", () => { if ($("settings-open").open) load(); });
+// The session became (or stopped being) read only: the fields follow.
+document.addEventListener("islet:session", render);
 // Back on the tab: what a shell or another page changed meanwhile.
 document.addEventListener("visibilitychange", () => { if (!document.hidden && $("settings-open").open) load(); });
 })();

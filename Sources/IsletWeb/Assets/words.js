@@ -106,6 +106,8 @@ s_reset_of: "{name}: use the file's value|{name}: usar el valor del archivo|{nam
 s_backup: "Download backup|Descargar copia|Baixar backup|バックアップをダウンロード|下载备份|تنزيل نسخة احتياطية|הורדת גיבוי",
 s_restore: "Restore a backup|Restaurar una copia|Restaurar um backup|バックアップから復元|从备份恢复|استعادة نسخة احتياطية|שחזור מגיבוי",
 s_restored: "Restored {n} settings|{n} ajustes restaurados|{n} configurações restauradas|{n} 件の設定を復元しました|已恢复 {n} 项设置|استُعيد {n} من الإعدادات|שוחזרו {n} הגדרות",
+s_restored_activities: "{n} activities|{n} actividades|{n} atividades|{n} 件のアクティビティ|{n} 个活动|{n} من الأنشطة|{n} פעילויות",
+s_with_activities: "Include running activities|Incluir las actividades en curso|Incluir as atividades em andamento|実行中のアクティビティも含める|包括正在运行的活动|تضمين الأنشطة الجارية|לכלול את הפעילויות הפעילות",
 s_saved: "Saved|Guardado|Salvo|保存しました|已保存|حُفظ|נשמר",
 s_src_default: "Default|Predeterminado|Padrão|既定値|默认|افتراضي|ברירת מחדל",
 s_src_file: "From the config file|Del archivo de configuración|Do arquivo de configuração|設定ファイルから|来自配置文件|من ملف الإعداد|מקובץ התצורה",
