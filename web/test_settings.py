@@ -8,7 +8,8 @@ changes nothing; (s5) read_only: the card shows the values, disabled, and every 
 `settings` is 403; (s6) a backup with the running activities round-trips through a reset (the
 backup's activities replace the running ones); (s7) a setting changed from isletctl shows up in
 the open card (the events stream's `settings` notice); (s8) isletctl settings export --activities
-and import.
+and import; (s9) on a phone, in English and Arabic, the open card fits the screen's width (the
+restore's hidden file input once made the page 33 px wider than a 390 px phone).
 """
 import json
 import os
@@ -16,6 +17,7 @@ import shutil
 import tempfile
 import time
 
+import browser as browser_mod
 from case import WebCase, figure
 
 JSON = "Content-Type: application/json"
@@ -302,3 +304,19 @@ class Settings(WebCase):
         self.assertIn("started_at", r.stderr.decode(), r.stderr)
         self.assertEqual(sorted(a.get("timer") for a in d.activities()), ["tea"])
         figure("isletctl settings export --activities, then import: the backup's timer replaces the running one; a bad one: exit 1, named")
+
+    def test_s9_the_open_card_fits_a_phone_in_english_and_arabic(self):
+        d = self.daemon()
+        phone = browser_mod.Browser(390, 844, scale=2, mobile=True)
+        self.addCleanup(phone.close)
+        widths = {}
+        for lang in ("en", "ar"):
+            phone.open(f"{d.url}/?lang={lang}")
+            phone.wait(lambda: phone.js("return document.documentElement.lang") == lang, f"the page in {lang}")
+            phone.js("document.querySelector('#settings summary').click()")
+            phone.wait(lambda: phone.js("return document.querySelectorAll('#settings-fields .set-row').length") == 10,
+                       "the ten settings in the Settings card")
+            widths[lang] = phone.js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        figure(f"a 390 px phone with the Settings card open: page width {widths}")
+        for lang, (scroll, client) in widths.items():
+            self.assertLessEqual(scroll, client, f"{lang}: the page is {scroll} px wide on a {client} px phone")
