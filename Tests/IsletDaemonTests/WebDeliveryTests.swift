@@ -36,6 +36,34 @@ extension WebPageTests {
         #expect(try Self.http("GET", "/app.0123456789ab.js").status == 404)
     }
 
+    @Test("the policy headers on what is read as a document or a worker (the page, sw.js, the API); nosniff on every answer; no ETag on a hashed name")
+    func policyWhereItActs() throws {
+        let d = try Self.daemon()
+        defer { d.stop() }
+        let csp = "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+        var asked: [String] = []
+        for a in PageAssets.all {
+            for (path, hashed) in [(a.address, false)] + (a.immutable ? [(a.path, true)] : []) {
+                let got = try Self.http("GET", path, headers: ["Accept-Encoding": "gzip"])
+                asked.append(path)
+                #expect(got.status == 200 && got.headers["x-content-type-options"] == "nosniff", "\(path): \(got.headers)")
+                let document = path == "/" || path == "/sw.js"
+                #expect((got.headers["content-security-policy"] == csp) == document, "\(path): CSP \(got.headers["content-security-policy"] ?? "none")")
+                #expect((got.headers["x-frame-options"] == "DENY") == document && (got.headers["referrer-policy"] == "no-referrer") == document, "\(path)")
+                #expect((got.headers["etag"] == nil) == hashed, "\(path): ETag \(got.headers["etag"] ?? "none")")
+            }
+        }
+        #expect(asked.contains("/") && asked.contains("/sw.js") && asked.contains("/manifest.webmanifest"), "\(asked)")
+        for path in ["/api/status", "/api/session", "/no-such-file"] {
+            let got = try Self.http("GET", path)
+            #expect(got.headers["content-security-policy"] == csp && got.headers["x-content-type-options"] == "nosniff", "\(path): \(got.headers)")
+        }
+        // A 304 of the page keeps them too.
+        let tag = try #require(try Self.http("GET", "/").headers["etag"])
+        let again = try Self.http("GET", "/", headers: ["If-None-Match": tag])
+        #expect(again.status == 304 && again.headers["content-security-policy"] == csp && again.headers["x-content-type-options"] == "nosniff")
+    }
+
     @Test("HEAD answers as GET without the body; another method gets 405 naming what the address takes (RFC 9110)")
     func methods() throws {
         let d = try Self.daemon()
