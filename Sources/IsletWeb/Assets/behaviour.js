@@ -13,6 +13,13 @@ let audio = null, said = "", quick = [];
 const ROW_ERR_MS = 4000;
 
 // Words
+// The English of a key the page's own elements say is not repeated in the script (the build
+// leaves it out of words.js as served, Words.swift): read back from them, before any is needed.
+function harvest(root) {
+  root.querySelectorAll("[data-w]").forEach((e) => { if (!W.t[e.dataset.w]) W.t[e.dataset.w] = e.textContent; });
+  root.querySelectorAll("template").forEach((x) => harvest(x.content));
+}
+harvest(document);
 function load(k) { try { return localStorage.getItem(k); } catch (e) { return null; } }
 function save(k, v) { try { localStorage.setItem(k, v); } catch (e) { /* private mode */ } }
 function pickLang() {
