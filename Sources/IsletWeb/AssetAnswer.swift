@@ -2,8 +2,9 @@
 /// Accept-Encoding allows it, 304 when its If-None-Match names what it has, and the cache rule:
 /// a hashed name for good, anything else (the page, the plain names) revalidated every time.
 package enum AssetAnswer {
-    /// An asset by its hashed name: the name changes when a byte does.
-    package static let forGood = "public, max-age=31536000, immutable"
+    /// An asset by its hashed name: the name changes when a byte does. (No `public`: nothing here
+    /// is asked with Authorization, the one case it changes.)
+    package static let forGood = "max-age=31536000, immutable"
     /// The page and the plain names: kept, but asked again every time (a 304 costs headers).
     package static let revalidate = "no-cache"
 

@@ -61,7 +61,7 @@ package struct PageAsset: Sendable, Equatable {
     /// The name cached for good (`/app.1a2b3c4d5e6f.js`); the address itself when revalidated.
     package let path: String
     package let type: String
-    /// Served under `path` with `Cache-Control: public, max-age=31536000, immutable`.
+    /// Served under `path` with `Cache-Control: max-age=31536000, immutable`.
     package let immutable: Bool
     /// FNV-1a 64 of `identity`, in hex: the ETag's value.
     package let hash: String
