@@ -13,6 +13,8 @@
 ///   (and is tested by web/parts_check.js) on its own.
 /// - behaviour.js: the session, the live stream, the pill drawn pixel for pixel, the controls.
 /// - settings.js: the Settings card (the settings ops, backup and restore).
+/// - alerts.js: the chime, the vibration and the notifications, served alone, asked when the
+///   first alerts come.
 /// - install.js: the service worker, registered only in a secure context.
 package enum PageAssets {
     /// One address as islet-page-gen made it (the generated `embedded`).
