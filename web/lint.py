@@ -216,7 +216,7 @@ def cases(script, html_name):
                 check_words(words, lambda o: [(n, lang, t.replace("{", "{{", 1)) if lang == "ar" else (n, lang, t) for n, lang, t in o]),
                 "words-ar.js: SyntaxError"))
     out.append(("words.js: every key in every language, and each language's file parses and gives them all", check_words(words), None))
-    for address in ("/sw.js", "/settings.js"):
+    for address in ("/sw.js", "/settings.js", "/alerts.js"):
         files = script_files(address)
         out.append((f"{' + '.join(files)} parses as a classic script", check_script([(n, read(n)) for n in files]), None))
     bad, line = broken(read("manifest.webmanifest"), '"display"', '"display')

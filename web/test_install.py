@@ -25,7 +25,8 @@ import urllib.request
 import browser as browser_mod
 from case import WebCase, figure
 
-FIRST_LOAD_GOAL, FIRST_LOAD_MAX, RELOAD_MAX = 16 * 1024, 19 * 1024, 2 * 1024
+# The goal is 16 KB; not met yet (docs/PERFORMANCE.md "What is left"): the bound keeps today's 17.2 KB from growing.
+FIRST_LOAD_GOAL, FIRST_LOAD_MAX, RELOAD_MAX = 16 * 1024, 17 * 1024, 2 * 1024
 TEST_NAME = "islet.test"
 
 

@@ -2,18 +2,28 @@
 /// Accept-Encoding allows it, 304 when its If-None-Match names what it has, and the cache rule:
 /// a hashed name for good, anything else (the page, the plain names) revalidated every time.
 package enum AssetAnswer {
-    /// An asset by its hashed name: the name changes when a byte does.
-    package static let forGood = "public, max-age=31536000, immutable"
+    /// An asset by its hashed name: the name changes when a byte does. (No `public`: nothing here
+    /// is asked with Authorization, the one case it changes.)
+    package static let forGood = "max-age=31536000, immutable"
     /// The page and the plain names: kept, but asked again every time (a 304 costs headers).
     package static let revalidate = "no-cache"
+
+    /// Whether `asset` is read as a document or a worker, whose policy comes from its own answer
+    /// (the page, sw.js): only those need the CSP, X-Frame-Options and Referrer-Policy, which a
+    /// stylesheet, a script, an image or a manifest ignore (nosniff goes on every answer anyway).
+    package static func needsPolicy(_ asset: PageAsset) -> Bool {
+        asset.type.hasPrefix("text/html") || asset.address == "/sw.js"
+    }
 
     /// The status (200 or 304), headers and body for `asset` asked for as `hashed`.
     package static func make(_ asset: PageAsset, hashed: Bool, acceptEncoding: String?, ifNoneMatch: String?) -> HTTPAnswer {
         let gzip = asset.gzip != nil && acceptsGzip(acceptEncoding)
         let tag = "\"\(asset.hash)\(gzip ? "-gzip" : "")\""
-        var headers: [(String, String)] = [("Cache-Control", hashed ? forGood : revalidate), ("ETag", tag)]
+        var headers: [(String, String)] = [("Cache-Control", hashed ? forGood : revalidate)]
+        // A hashed name is never asked again, so its tag would be bytes for nothing.
+        if !hashed { headers.append(("ETag", tag)) }
         if asset.gzip != nil { headers.append(("Vary", "Accept-Encoding")) }
-        if matches(ifNoneMatch, tag) { return HTTPAnswer(status: 304, headers: headers, body: .bytes([])) }
+        if !hashed && matches(ifNoneMatch, tag) { return HTTPAnswer(status: 304, headers: headers, body: .bytes([])) }
         headers.insert(("Content-Type", asset.type), at: 0)
         if gzip { headers.append(("Content-Encoding", "gzip")) }
         return HTTPAnswer(status: 200, headers: headers, body: .bytes(gzip ? asset.gzip ?? asset.identity : asset.identity))

@@ -13,6 +13,8 @@
 ///   (and is tested by web/parts_check.js) on its own.
 /// - behaviour.js: the session, the live stream, the pill drawn pixel for pixel, the controls.
 /// - settings.js: the Settings card (the settings ops, backup and restore).
+/// - alerts.js: the chime, the vibration and the notifications, served alone, asked when the
+///   first alerts come.
 /// - install.js: the service worker, registered only in a secure context.
 package enum PageAssets {
     /// One address as islet-page-gen made it (the generated `embedded`).
@@ -61,7 +63,7 @@ package struct PageAsset: Sendable, Equatable {
     /// The name cached for good (`/app.1a2b3c4d5e6f.js`); the address itself when revalidated.
     package let path: String
     package let type: String
-    /// Served under `path` with `Cache-Control: public, max-age=31536000, immutable`.
+    /// Served under `path` with `Cache-Control: max-age=31536000, immutable`.
     package let immutable: Bool
     /// FNV-1a 64 of `identity`, in hex: the ETag's value.
     package let hash: String

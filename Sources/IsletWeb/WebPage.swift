@@ -225,9 +225,11 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         respond(request, HTTPAnswer(status: status, headers: [("Content-Type", "application/json")] + headers, body: .bytes(json)))
     }
 
-    func respond(_ request: HTTPRequest, _ a: HTTPAnswer) {
+    /// `policy` false only for a page asset that is no document and no worker (AssetAnswer.needsPolicy):
+    /// it keeps nosniff alone. Every API answer, refusal and error keeps all four.
+    func respond(_ request: HTTPRequest, _ a: HTTPAnswer, policy: Bool = true) {
         var a = a
-        a.headers += Self.securityHeaders
+        a.headers += policy ? Self.securityHeaders : Self.subresourceHeaders
         // Nothing is kept but what says how (the page's assets): the API's answers are live.
         if !a.headers.contains(where: { $0.0 == "Cache-Control" }) { a.headers.append(("Cache-Control", "no-store")) }
         server.answer(request, a)
@@ -271,6 +273,8 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         ("X-Frame-Options", "DENY"),
         ("Referrer-Policy", "no-referrer"),
     ]
+    /// A stylesheet, a script, an image, a manifest: no guessing of types is all that applies.
+    static let subresourceHeaders: [(String, String)] = [("X-Content-Type-Options", "nosniff")]
 
     // MARK: the turn
 

@@ -75,7 +75,8 @@ extension WebPage {
 
     /// The page's files (docs/WEB.md "Delivery"): gzip when accepted, 304 when unchanged.
     private func asset(_ r: HTTPRequest, _ a: PageAsset, hashed: Bool) {
-        respond(r, AssetAnswer.make(a, hashed: hashed, acceptEncoding: r.header("Accept-Encoding"), ifNoneMatch: r.header("If-None-Match")))
+        respond(r, AssetAnswer.make(a, hashed: hashed, acceptEncoding: r.header("Accept-Encoding"), ifNoneMatch: r.header("If-None-Match")),
+                policy: AssetAnswer.needsPolicy(a))
     }
 
     private func session(_ r: HTTPRequest, mono: MonotonicInstant) {

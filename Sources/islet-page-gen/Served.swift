@@ -106,7 +106,8 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
         let name = line.files[0]
         guard let source = sources[name] else { throw AssetError("\(servedFile):\(line.line)", "no file \(name) in Assets") }
         used.insert(name)
-        let words = try splitWords(try assetText(source.path, source.bytes), pattern: line.address, file: source.path)
+        let page = try sources["index.html"].map { s throws(AssetError) in try assetText(s.path, s.bytes) } ?? ""
+        let words = try splitWords(try assetText(source.path, source.bytes), pattern: line.address, file: source.path, shown: shownWords(page))
         replaced[name] = words.base
         split += words.others.map { (line, $0.address, asServed($0.text, ext: "js")) }
     }

@@ -15,7 +15,11 @@ struct SplitWords {
 /// (English first, the fallback) and a block `t: {` … `}` of lines `key: "en|es|...",`, each
 /// with one part per language (split on `|`, which no word holds). Anything else in that block,
 /// or a key with another count of parts, stops the build at its line.
-func splitWords(_ text: String, pattern: String, file: String) throws(AssetError) -> SplitWords {
+///
+/// A key whose English `shown` holds (the page's own element says it, `shownWords`) leaves an
+/// empty line in `base`: the script reads it from the element (behaviour.js, `harvest`), so a
+/// first load does not carry those words twice.
+func splitWords(_ text: String, pattern: String, file: String, shown: [String: String] = [:]) throws(AssetError) -> SplitWords {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     guard let langsAt = lines.firstIndex(where: { $0.hasPrefix("langs: [") }) else { throw AssetError(file, "no line `langs: [\"en\", ...],`") }
     let langs = quotedStrings(lines[langsAt])
@@ -42,7 +46,7 @@ func splitWords(_ text: String, pattern: String, file: String) throws(AssetError
         }
         guard !words.contains("") else { throw AssetError("\(file):\(i + 1)", "\(line[..<colon]) has an empty part (every language has its words)") }
         keys.append(String(line[..<colon]))
-        base[i] = "\(line[..<colon]): \"\(words[0])\"\(body.comma ? "," : "")"
+        base[i] = shown[String(line[..<colon])] == words[0] ? "" : "\(line[..<colon]): \"\(words[0])\"\(body.comma ? "," : "")"
         for j in 1..<langs.count { parts[j - 1].append(words[j]) }
     }
     let map = zip(langs.dropFirst(), addresses).map { "\"\($0)\": \"\($1)\"" }.joined(separator: ", ")
@@ -53,6 +57,31 @@ func splitWords(_ text: String, pattern: String, file: String) throws(AssetError
         return (lang: lang, address: addresses[j], text: out + "\n});\n")
     }
     return SplitWords(base: base.joined(separator: "\n"), others: others)
+}
+
+/// The English the page's HTML gives each `data-w` key, where the browser reads it back exactly:
+/// an element `<tag … data-w="key" …>TEXT</` whose TEXT has no entity, no markup and no blank at
+/// either end. A key whose elements say different things, or any other shape, is left out (its
+/// words then stay in the script).
+func shownWords(_ html: String) -> [String: String] {
+    var found: [String: String] = [:]
+    var conflicting: Set<String> = []
+    var rest = Substring(html)
+    while let at = rest.firstRange(of: " data-w=\"") {
+        rest = rest[at.upperBound...]
+        guard let q = rest.firstIndex(of: "\"") else { break }
+        let key = String(rest[..<q])
+        rest = rest[rest.index(after: q)...]
+        guard let close = rest.firstIndex(of: ">"), !rest[..<close].contains("<") else { continue }
+        let after = rest[rest.index(after: close)...]
+        guard let end = after.firstIndex(of: "<"), after[end...].hasPrefix("</") else { conflicting.insert(key); continue }
+        let text = String(after[..<end])
+        let plain = !text.isEmpty && !text.contains("&") && !text.contains("\n") && text.first != " " && text.last != " "
+        if !plain || (found[key] != nil && found[key] != text) { conflicting.insert(key); continue }
+        found[key] = text
+    }
+    for k in conflicting { found[k] = nil }
+    return found
 }
 
 /// `"…"` then an optional `,` and nothing else: the text between the quotes (no `"` or `\` in it,

@@ -71,4 +71,25 @@ struct WordsTests {
             #expect(throws: AssetError.self, "\(bad)") { try ServedLine.parse(bad, file: "served.txt") }
         }
     }
+
+    @Test("a key the page's own element says in the same English leaves an empty line; any doubt keeps the words")
+    func shownOnce() throws {
+        let html = """
+            <h2 data-w="go">Go</h2>
+            <template id="row"><span class="x" data-w="fill">{n} left</span></template>
+            <p data-w="url">See <b>http://a.b/c</b></p>
+            <b data-w="two">One</b><b data-w="two">Two</b>
+            <i data-w="amp">A &amp; B</i><i data-w="blank"> Go</i>
+            """
+        let shown = shownWords(html)
+        #expect(shown == ["go": "Go", "fill": "{n} left"], "\(shown)")
+        let s = try { () throws(AssetError) in try splitWords(Self.words, pattern: "/words-*.js", file: "words.js", shown: shown) }()
+        let base = s.base.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(base[5] == "" && base[7] == "", "\(base)")             // the lines stay: an error's line is the source's
+        #expect(base[6] == "url: \"See http://a.b/c\",")               // markup inside: the element's text is not the words
+        #expect(s.others[0].text.contains("go: \"Ir\""))              // the other languages keep every key
+        // Another English than the element's keeps the words in the script.
+        let other = try { () throws(AssetError) in try splitWords(Self.words, pattern: "/words-*.js", file: "words.js", shown: ["go": "Go!"]) }()
+        #expect(other.base.contains("go: \"Go\","))
+    }
 }

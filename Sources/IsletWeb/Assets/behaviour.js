@@ -13,6 +13,13 @@ let audio = null, said = "", quick = [];
 const ROW_ERR_MS = 4000;
 
 // Words
+// The English of a key the page's own elements say is not repeated in the script (the build
+// leaves it out of words.js as served, Words.swift): read back from them, before any is needed.
+function harvest(root) {
+  root.querySelectorAll("[data-w]").forEach((e) => { if (!W.t[e.dataset.w]) W.t[e.dataset.w] = e.textContent; });
+  root.querySelectorAll("template").forEach((x) => harvest(x.content));
+}
+harvest(document);
 function load(k) { try { return localStorage.getItem(k); } catch (e) { return null; } }
 function save(k, v) { try { localStorage.setItem(k, v); } catch (e) { /* private mode */ } }
 function pickLang() {
@@ -385,38 +392,21 @@ async function allowSound() {
   if (notifyState() === "n_ask") { try { await Notification.requestPermission(); } catch (e) { /* an old browser */ } }
   renderAlerts();
 }
-function chime() {
-  if (!audio) return;
-  try {
-    const now = audio.currentTime;
-    [880, 1318.5].forEach((f, i) => {
-      const o = audio.createOscillator(), g = audio.createGain(), at = now + i * 0.18;
-      o.frequency.value = f;
-      g.gain.setValueAtTime(0.0001, at);
-      g.gain.exponentialRampToValueAtTime(0.25, at + 0.02);
-      g.gain.exponentialRampToValueAtTime(0.0001, at + 0.6);
-      o.connect(g).connect(audio.destination);
-      o.start(at);
-      o.stop(at + 0.65);
-    });
-  } catch (e) { /* no sound is no failure */ }
-}
+// The chime, the vibration and the notifications (alerts.js) paint nothing: asked the first time
+// alerts come (the stream is live then); alerts that come meanwhile wait for it. A file that does
+// not come loses those alerts and is asked again on the next ones.
+let alertsWaiting = null;
 function notice(alerts, d) {
   if (!alerts.length) return;
-  chime();
-  if (audio && navigator.vibrate) { try { navigator.vibrate([200, 100, 200]); } catch (e) { /* not allowed */ } }
-  if (notifyState() !== "n_on") return;
-  for (const x of alerts.slice(0, 4)) {
-    const a = (d.activities || []).find((y) => y.timer === x.timer);
-    const title = (a && a.attributes && a.attributes.title) || x.timer;
-    const body = x.kind === "completed" ? t("complete") : (a && a.content && a.content.pushed && typeof a.content.pushed.text === "string" ? a.content.pushed.text : t("n_alert"));
-    showNotification(title, {body: body, tag: "islet-" + x.timer, lang: lang});
-  }
-}
-
-function showNotification(title, opts) {
-  try { new Notification(title, opts); return; } catch (e) { /* Android's Chrome: only through a service worker */ }
-  if (navigator.serviceWorker) navigator.serviceWorker.getRegistration().then((r) => r && r.showNotification(title, opts)).catch(() => {});
+  const run = (x, y) => window.ISLET_ALERTS(x, y, audio, t, lang, notifyState() === "n_on");
+  if (window.ISLET_ALERTS) return run(alerts, d);
+  if (alertsWaiting) return alertsWaiting.push([alerts, d]);
+  alertsWaiting = [[alerts, d]];
+  addScript("/alerts.js", (ok) => {
+    const q = alertsWaiting;
+    alertsWaiting = null;
+    if (ok && window.ISLET_ALERTS) q.forEach(([x, y]) => run(x, y));
+  });
 }
 
 // Quick starts: the last three lengths used, smallest first.

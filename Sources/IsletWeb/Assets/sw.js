@@ -2,7 +2,7 @@
 // The page's service worker (docs/WEB.md "Install"): the page and its hashed assets kept for an
 // offline start. The build writes the assets' hashed names here, so a new version of the page is
 // a new worker, whose cache replaces the old one. The API (/api/*) is never cached.
-const ASSETS = ["/app.css", "/app.js", "/settings.js", "/favicon.png", "/icon-192.png", "/icon-512.png"];
+const ASSETS = ["/app.css", "/app.js", "/settings.js", "/alerts.js", "/favicon.png", "/icon-192.png", "/icon-512.png"];
 // Another hashed name (a language's words): kept once it has been fetched.
 const HASHED = /\.[0-9a-f]{12}\.[a-z]+$/;
 const CACHE = "islet " + ASSETS.join(" ");
