@@ -25,7 +25,10 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         // zlib (libpng's own), for the page's gzip files made at build time by islet-page-gen.
-        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // No pkgConfig: in a cross build it answers with the target's libdir, and the host tool that
+        // links it (islet-page-gen) then failed to link (x86-64 objects beside arm64 libz). The header
+        // is /usr/include/zlib.h and libz is on every default search path.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // libi2c ships no .pc file: the modulemap links it by name.
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // Header only: epoll, timerfd, signalfd and eventfd, which Glibc's Swift module does not import.
