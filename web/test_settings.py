@@ -54,9 +54,13 @@ class Settings(WebCase):
         """Types `text` into the field as a person does, then Enter (its change is sent)."""
         from selenium.webdriver.common.keys import Keys
         b = self.browser
-        b.type(self.field(key), text)
         from selenium.webdriver.common.by import By
-        b.driver.find_element(By.CSS_SELECTOR, self.field(key)).send_keys(Keys.ENTER)
+        # Select all and type over it, as a person does: WebDriver's clear() fires a change of
+        # its own (an empty value sent), which a person's editing never does.
+        e = b.driver.find_element(By.CSS_SELECTOR, self.field(key))
+        e.send_keys(Keys.CONTROL, "a")
+        e.send_keys(text)
+        e.send_keys(Keys.ENTER)
 
     def choose(self, key, value):
         from selenium.webdriver.common.by import By
@@ -211,6 +215,17 @@ class Settings(WebCase):
             said_all.append(name)
         self.assertEqual(self.row("session.minutes")["value"], "25")
         figure(f"refused, nothing changed: {', '.join(said_all)}")
+
+    def test_s4b_a_valid_backup_padded_with_newlines_restores(self):
+        """12 KiB of newlines would be 24 KiB escaped in the request: the page sends it compacted."""
+        d = self.daemon()
+        self.open_settings(d)
+        text = '{\n' + "\n" * 12000 + '"islet_backup": 1,\n"settings": {"session.minutes": "17"}\n}\n'
+        self.assertTrue(8 * 1024 < len(text) <= 16384)
+        ok, said = self.upload("padded.json", text)
+        self.assertTrue(ok, f"the padded backup was refused: {said}")
+        self.assertEqual(self.daemon_settings(d)["session.minutes"], ("17", "page"))
+        figure(f"a valid backup of {len(text)} bytes, mostly newlines, restored from the page")
 
     def test_s5_read_only_shows_the_card_disabled_and_refuses_every_change(self):
         d = self.daemon({"read_only": "on"}, extra="[session]\nminutes = 30\n")

@@ -190,10 +190,11 @@ extension DaemonConfig {
             }
         case ("session", "stale_after_seconds"):
             // The core's own rule: a stale mark after at least 1 s; a week is beyond any session.
-            if value == "off" || value == "0" { session.staleAfterSeconds = nil }
+            // 0 has always meant off, in any spelling of the number ("0", "00", "0.0").
+            if value == "off" || Double(value) == 0 { session.staleAfterSeconds = nil }
             else {
                 guard let v = Double(value), v.isFinite, (1...604_800).contains(v) else {
-                    throw bad("off (never), or a number of seconds from 1 to 604800 (a week)")
+                    throw bad("off or 0 (never), or a number of seconds from 1 to 604800 (a week)")
                 }
                 session.staleAfterSeconds = v
             }

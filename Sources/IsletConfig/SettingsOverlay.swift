@@ -41,10 +41,15 @@ extension DaemonConfig {
     public func settingsEntries(file: DaemonConfig) -> [SettingsEntry] {
         SettingsDocument.editableKeys.map { name in
             let source = origins[name] == Self.pageOrigin ? "page" : file.texts[name] != nil ? "file" : "default"
-            return SettingsEntry(key: name, value: texts[name] ?? defaultText(name), source: source,
-                                 fileValue: file.texts[name] ?? file.defaultText(name),
+            return SettingsEntry(key: name, value: Self.shown(name, texts[name]) ?? defaultText(name), source: source,
+                                 fileValue: Self.shown(name, file.texts[name]) ?? file.defaultText(name),
                                  accepts: accepts(name), choices: Self.choices[name])
         }
+    }
+
+    /// A value as the list shows it: an empty night is the parser's `off`, said so (not a blank).
+    static func shown(_ name: String, _ text: String?) -> String? {
+        name == "display.night" && text?.isEmpty == true ? "off" : text
     }
 
     static let choices: [String: [String]] = ["session.kind": ["countdown", "stopwatch"], "display.night_idle": ["dark", "on"]]

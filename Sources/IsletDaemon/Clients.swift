@@ -188,17 +188,25 @@ final class Clients: DaemonPart {
         if c.awaiting.isEmpty { c.queue(line) } else { c.awaiting.append(DeferredAnswer(pending: PendingAnswer(), line: line)) }
     }
 
-    /// Sends every held answer whose write is done, in each client's request order.
+    /// Sends every held answer whose write is done, in each client's request order; no more
+    /// than the throttle's worth of output at once (one write can release thousands of
+    /// answers): the rest go as the client reads, at the turns its socket takes output.
     func releaseAnswers(_ answers: Answers) {
         for c in Array(server.clients.values) where !c.awaiting.isEmpty {
-            while let first = c.awaiting.first, first.line != nil || first.pending.generation <= answers.durable {
+            var alive = true
+            while let first = c.awaiting.first, first.line != nil || answers.ready(first.pending) {
+                if c.pendingOutput > ControlServer.throttleOutputBytes {
+                    guard server.flush(c) else { alive = false; break }
+                    // The socket takes no more now: the rest go once it is writable again.
+                    if c.pendingOutput > ControlServer.throttleOutputBytes { break }
+                }
                 c.awaiting.removeFirst()
                 if let line = first.line { c.queue(line); continue }
                 var r = answers.make(first.pending)
                 r.requestID = first.requestID
                 c.queue(JSONLines.encode(r))
             }
-            if !server.flush(c) { drop(c) }
+            if !alive || !server.flush(c) { drop(c) }
         }
     }
 

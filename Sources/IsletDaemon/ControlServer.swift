@@ -40,7 +40,8 @@ final class ClientConnection {
 
     /// Its answers are piling up unread: take no more of its requests until it reads them
     /// (backpressure instead of dropping a client that reads, only slower than it writes).
-    var throttled: Bool { !watching && pendingOutput > ControlServer.throttleOutputBytes }
+    /// Answers held for a write count too: a settings flood holds up to 500 ms of answers.
+    var throttled: Bool { !watching && (pendingOutput > ControlServer.throttleOutputBytes || awaiting.count >= ControlServer.maximumAwaiting) }
 
     /// A complete request line is waiting in `input`.
     var hasBufferedLine: Bool { !closing && !throttled && input.contains(10) }
@@ -79,6 +80,8 @@ final class ControlServer {
     static let maximumPendingOutput = 1 << 20
     /// A requester with this much unread output is not served further until it reads.
     static let throttleOutputBytes = 64 * 1024
+    /// A requester with this many answers held for a write is not served further until they go.
+    static let maximumAwaiting = 4096
     /// Requests answered per client per loop turn: a client that pipelines thousands of
     /// requests gets them answered in turns, between everyone else's.
     static let linesPerTurn = 8

@@ -46,7 +46,8 @@ public final class Daemon {
         let paths = try DaemonPaths.prepare(config)
         let lock = try FileLock.stateDirectory(paths.stateDir)
         // The page's settings are read once the directory is ours, before anything uses them.
-        settings = SettingsDesk(directory: paths.stateDir, file: config, log: log, system: storeSystem)
+        do { settings = try SettingsDesk(directory: paths.stateDir, file: config, log: log, system: storeSystem) }
+        catch { throw DaemonStartError("\(error)", status: 71) }
         let config = settings.inForce
         self.config = config
         let store = FileStore(directory: paths.stateDir, system: storeSystem, timeline: env.clock, slices: PartRegistry.slices)
@@ -85,6 +86,7 @@ public final class Daemon {
             lifecycle.stop()
         }
         try loop.register(book.completionsFD) { [unowned self] _ in takeWriteCompletions() }
+        try loop.register(settings.completionsFD) { [unowned self] _ in settings.takeWrites() }
         for p in parts { try p.attach(to: loop, inbox: self) }
         if panel.readsKeys {
             do { try loop.register(.standardInput) { [unowned self] _ in handleKey() } }

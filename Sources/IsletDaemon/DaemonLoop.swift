@@ -149,6 +149,7 @@ extension Daemon {
         for p in parts { p.save(into: book) }
         book.finishWrites()
         settings.shutdown()
+        settings.takeWrites()
         takeWriteCompletions()
         releaseAnswers()
         panel.shutdown()

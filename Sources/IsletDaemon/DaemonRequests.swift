@@ -43,18 +43,20 @@ extension Daemon: Inbox {
     /// A backup's activities replace the book's. Each clock is read as wall time: the time's
     /// own transitions since the backup are taken now, without a chime (as after a restart: a
     /// countdown restored after its end is complete). The group learns each changed timer.
-    private func restore(_ list: [Activity]) {
+    /// Whether the book changed (its write then holds the restore's answer too).
+    private func restore(_ list: [Activity]) -> Bool {
         let now = self.now
         let advanced = list.map { TimerMachine.advance($0, to: now).activity }.compactMap { $0 }
         let changed: [String]
         do { changed = try book.replaceAll(with: advanced) } catch {
             env.log.warning("the backup's activities were not restored: \(error.message)")
-            return
+            return false
         }
         env.log.info("restored \(advanced.count) activities from a backup (\(changed.count) timers changed)")
         dispatch(changed.flatMap { t in
             [DaemonEffect.share(timer: t, activity: book.book.activity(for: t), expandedUntil: nil), .started(timer: t)]
         } + [.announce])
+        return !changed.isEmpty
     }
 
     /// Hands each effect on, in order, as it happens: the panel's presentation and the parts
@@ -101,7 +103,8 @@ extension Daemon: Inbox {
     /// snapshot (one scene) serves them all.
     func releaseAnswers() {
         let now = self.now
-        let answers = Answers(durable: book.durableGeneration) { [unowned self] pending in
+        let answers = Answers(durable: book.durableGeneration, settingsDurable: settings.durable) { [unowned self] pending in
+            if case .settings = pending.shape { return settings.answer(afterWrite: pending.settingsWrite) }
             switch pending.ticket.flatMap(book.failure(of:)) {
             case .notSaved(let why)?:
                 return .failure(ProtocolError("store_failed", "could not save the new activity: \(why)"))
@@ -119,6 +122,7 @@ extension Daemon: Inbox {
                 case .press(let press, let release):
                     r.pressMonotonicMicroseconds = press
                     r.releaseMonotonicMicroseconds = release
+                case .settings: break
                 }
                 return r
             }
@@ -172,8 +176,11 @@ extension Daemon: Inbox {
                 _ = putInForce(changed)
                 announce()
             }
-            if let list = outcome.restore { restore(list) }
-            return .now(outcome.response)
+            let restored = outcome.restore.map(restore) ?? false
+            // A change is answered once settings.json holds it (and the state file the
+            // restored activities), never before: an acknowledged change survives a kill.
+            guard outcome.settingsWrite > 0 else { return .now(outcome.response) }
+            return .later(PendingAnswer(generation: restored ? book.nextGeneration : 0, shape: .settings, settingsWrite: outcome.settingsWrite))
         case .testPattern:
             panel.showTestPattern(seconds: req.patternSeconds)
             env.log.info(req.patternSeconds == 0 ? "test pattern ended" : "test pattern for \(req.patternSeconds) s")

@@ -236,7 +236,7 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
     /// Sends the held answers whose write is done (the socket's rule: an answer to a change
     /// goes out once the change is durable).
     package func releaseAnswers(_ answers: Answers) {
-        while let first = held.first, first.pending.generation <= answers.durable {
+        while let first = held.first, answers.ready(first.pending) {
             held.removeFirst()
             respond(answers.make(first.pending), id: first.id, correlation: first.correlation)
         }

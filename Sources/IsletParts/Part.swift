@@ -262,12 +262,15 @@ package enum Reply {
 package struct PendingAnswer {
     /// The write the answer waits for (0: none).
     package var generation: UInt64 = 0
+    /// The write of the page's settings (settings.json) the answer waits for (0: none).
+    package var settingsWrite: UInt64 = 0
     /// A start whose outcome (saved, or rolled back) the answer reports.
     package var ticket: StartTicket?
     package var shape: AnswerShape = .state
 
-    package init(generation: UInt64 = 0, ticket: StartTicket? = nil, shape: AnswerShape = .state) {
+    package init(generation: UInt64 = 0, ticket: StartTicket? = nil, shape: AnswerShape = .state, settingsWrite: UInt64 = 0) {
         self.generation = generation
+        self.settingsWrite = settingsWrite
         self.ticket = ticket
         self.shape = shape
     }
@@ -282,15 +285,23 @@ package enum AnswerShape {
     case watch
     /// `press`: the two edges' instants on CLOCK_MONOTONIC.
     case press(pressMicroseconds: UInt64, releaseMicroseconds: UInt64)
+    /// A settings change: the settings in force, or the failure of the write that held it.
+    case settings
 }
 
 /// Answers ready to go: those whose write is done, made from one snapshot of the turn.
 package struct Answers {
     package let durable: UInt64
+    /// Every settings.json write up to this generation has landed (or failed).
+    package let settingsDurable: UInt64
     package let make: (PendingAnswer) -> ControlResponse
 
-    package init(durable: UInt64, make: @escaping (PendingAnswer) -> ControlResponse) {
+    package init(durable: UInt64, settingsDurable: UInt64 = 0, make: @escaping (PendingAnswer) -> ControlResponse) {
         self.durable = durable
+        self.settingsDurable = settingsDurable
         self.make = make
     }
+
+    /// Whether the writes this answer waits for are done.
+    package func ready(_ p: PendingAnswer) -> Bool { p.generation <= durable && p.settingsWrite <= settingsDurable }
 }

@@ -122,6 +122,9 @@ public enum SettingsDocument {
         for k in o.keys.sorted() where !accepted.contains(k) {
             throw Problem("\(what) has an unknown field \"\(TextRule.excerpt(k, bytes: 40))\"; accepted: \(accepted.joined(separator: ", "))")
         }
+        if let found = o[versionKey], case .number = found {} else if let found = o[versionKey] {
+            throw Problem("\(what)'s \"\(versionKey)\" must be a whole number from 1, not \(found.typeName)")
+        }
         guard case .number(let v)? = o[versionKey] else {
             throw Problem("\(what) has no \"\(versionKey)\" version number; is it an Islet \(what == "settings.json" ? "settings file" : "backup")?")
         }

@@ -32,11 +32,18 @@ public struct SettingsRequest: Hashable, Sendable {
         var r = SettingsRequest()
         func text(_ k: String, limit: Int) throws(ProtocolError) -> String {
             switch o[k] {
-            case nil, .null?: throw ProtocolError("missing_field", "\"\(op.rawValue)\" needs \"\(k)\"")
+            case nil: throw ProtocolError("missing_field", "\"\(op.rawValue)\" needs \"\(k)\"")
+            // A value may be a number too: a null is a wrong type, not a missing field.
+            case .null? where k == "value": throw ProtocolError("invalid_field", "\"value\" must be a string or a number, not null")
+            case .null?: throw ProtocolError("missing_field", "\"\(op.rawValue)\" needs \"\(k)\"")
             case .string(let s)?:
                 guard s.utf8.count <= limit else { throw ProtocolError("invalid_field", "\"\(k)\" is longer than \(limit) bytes") }
                 return s
-            case .number(let d)? where k == "value" && d.isFinite: return StrictJSON.plain(d)
+            case .number(let d)? where k == "value":
+                // 1e309 parses as infinity: a number, but none a setting could hold.
+                guard d.isFinite else { throw ProtocolError("invalid_field", "\"value\" is a number out of range (beyond a double's)") }
+                return StrictJSON.plain(d)
+            case let v? where k == "value": throw ProtocolError("invalid_field", "\"value\" must be a string or a number, not \(v.typeName)")
             case let v?: throw ProtocolError("invalid_field", "\"\(k)\" must be a string, not \(v.typeName)")
             }
         }

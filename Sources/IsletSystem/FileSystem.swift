@@ -125,6 +125,42 @@ public enum FileSystem {
         }
     }
 
+    /// Writes `bytes` to a new file beside `path` (O_EXCL|O_NOFOLLOW, `permissions`), syncs it
+    /// and renames it over `path`: a symlink at `path` is replaced, never written through, and
+    /// the file has `permissions` (under the umask) whatever was there before. A reader sees
+    /// the old file or the new one.
+    public static func replaceFile(_ path: String, _ bytes: [UInt8], permissions: UInt32) throws(SystemError) {
+        let tmp = path + ".\(getpid()).tmp"
+        let options: OpenOptions = [.writeOnly, .create, .exclusive, .noFollow]
+        let fd: FileDescriptor
+        do throws(SystemError) { fd = try FileDescriptor.open(tmp, options, permissions: permissions) } catch where error.errno == .fileExists {
+            // A leftover of a killed run with this pid, or a planted link: removed, not followed.
+            unlink(tmp)
+            fd = try FileDescriptor.open(tmp, options, permissions: permissions)
+        }
+        do throws(SystemError) {
+            do { try fd.writeAll(bytes) } catch { throw SystemError("write \(tmp)", error.errno) }
+            do { try fd.sync() } catch { throw SystemError("fsync \(tmp)", error.errno) }
+            fd.close()
+            guard Glibc.rename(tmp, path) == 0 else { throw SystemError("rename \(tmp) to \(path)") }
+        } catch {
+            fd.close()
+            unlink(tmp)
+            throw error
+        }
+    }
+
+    /// Reads standard input to its end; past `limit` bytes it stops with EFBIG, having read at
+    /// most one chunk more (an endless stream is not read to its end).
+    public static func readStandardInput(limit: Int) -> Result<[UInt8], SystemError> {
+        do throws(SystemError) {
+            let fd = try FileDescriptor(returned: dup(0), "dup standard input")
+            do { return .success(try fd.readAll(limit: limit)) } catch { throw SystemError("read standard input", error.errno) }
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Creates or truncates `path` and writes `bytes` (not atomic: for output files a person asked for).
     public static func writeFile(_ path: String, _ bytes: [UInt8], permissions: UInt32 = 0o666) throws(SystemError) {
         let fd = try FileDescriptor.open(path, [.writeOnly, .create, .truncate], permissions: permissions)

@@ -283,7 +283,7 @@ package final class WebPage: DaemonPart, HTTPServerDelegate {
         guard !waiting.isEmpty else { return }
         var still: [(request: HTTPRequest, pending: PendingAnswer)] = []
         for w in waiting {
-            guard w.pending.generation <= answers.durable else { still.append(w); continue }
+            guard answers.ready(w.pending) else { still.append(w); continue }
             var response = answers.make(w.pending)
             if let id = w.request.context as? RequestID { response.requestID = id.value }
             if let stream = w.request.context as? EventStream {

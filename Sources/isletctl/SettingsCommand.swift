@@ -13,7 +13,8 @@ enum SettingsCommand {
            isletctl settings export FILE [--activities]
                                                      write a backup (JSON; - for standard output);
                                                      --activities: the running activities too
-           isletctl settings import FILE             restore a backup: all of it or nothing (at most \(SettingsDocument.maximumBackupBytes) bytes);
+           isletctl settings import FILE             restore a backup (- for standard input): all of it or nothing
+                                                     (at most \(SettingsDocument.maximumBackupBytes) bytes);
                                                      a backup's activities replace the running ones
     KEY is one of: \(SettingsDocument.editableKeys.joined(separator: ", ")).
     """
@@ -71,17 +72,54 @@ enum SettingsCommand {
         return p
     }
 
-    /// A backup file's text, bounded and checked before it goes to the daemon (which checks it again).
+    /// A backup file's text (`-`: standard input), bounded and checked before it goes to the
+    /// daemon (which checks it again).
     static func readBackup(_ path: String) -> Result<String, CtlMain.Usage> {
-        switch FileSystem.readFile(path, limit: SettingsDocument.maximumBackupBytes + 1) {
-        case .failure(let e): return .failure(CtlMain.Usage(message: "cannot read \(path): \(e.errno)"))
-        case .success(let bytes):
-            guard bytes.count <= SettingsDocument.maximumBackupBytes else {
-                return .failure(CtlMain.Usage(message: "\(path) is larger than \(SettingsDocument.maximumBackupBytes) bytes, the most a backup can be"))
+        let bound = SettingsDocument.maximumBackupBytes
+        let name = path == "-" ? "standard input" : path
+        let read: Result<[UInt8], SystemError>
+        if path == "-" {
+            read = FileSystem.readStandardInput(limit: bound)
+        } else {
+            // A device, FIFO or directory is refused by its kind before it is opened for reading.
+            if let st = try? FileSystem.status(path), st.kind != .regular {
+                return .failure(CtlMain.Usage(message: "\(path) is not a regular file"))
             }
-            guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(CtlMain.Usage(message: "\(path) is not UTF-8 text")) }
+            read = FileSystem.readFile(path, limit: bound + 1)
+        }
+        switch read {
+        case .failure(let e) where e.errno == .fileTooLarge:
+            return .failure(CtlMain.Usage(message: "\(name) is larger than \(bound) bytes, the most a backup can be"))
+        case .failure(let e): return .failure(CtlMain.Usage(message: "cannot read \(name): \(e.errno)"))
+        case .success(let bytes):
+            guard bytes.count <= bound else {
+                return .failure(CtlMain.Usage(message: "\(name) is larger than \(bound) bytes, the most a backup can be"))
+            }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(CtlMain.Usage(message: "\(name) is not UTF-8 text")) }
             return .success(text)
         }
+    }
+
+    /// The backup as sent: compacted when it parses as JSON (its whitespace would count twice
+    /// against the request's bound, a newline being `\n` in the request), as is when it does
+    /// not, for the daemon to name its fault.
+    static func compacted(_ text: String) -> String {
+        guard let value = try? StrictJSON.parse(Array(text.utf8)) else { return text }
+        return String(decoding: JSONLines.encode(value).dropLast(), as: UTF8.self)
+    }
+
+    /// The import's request, or why a restore cannot take this backup (in words about the
+    /// backup, not the socket's framing).
+    static func importRequest(_ text: String, source: String) -> Result<ControlRequest, CtlMain.Usage> {
+        var r = ControlRequest(op: .settingsImport)
+        r.settings.backup = compacted(text)
+        let line = r.encodedLine().count
+        guard line <= ControlRequest.maximumLineBytes else {
+            let sent = r.settings.backup?.utf8.count ?? 0
+            return .failure(CtlMain.Usage(message: "\(source): this backup is \(sent) bytes without its whitespace, \(line) as a restore request; "
+                + "a restore takes at most \(ControlRequest.maximumLineBytes)"))
+        }
+        return .success(r)
     }
 
     static func run(_ args: [String], socket: String, timeoutMs: Int32) -> Int32 {
@@ -90,7 +128,11 @@ enum SettingsCommand {
         do { p = try parse(args) } catch { return CtlMain.usageError(error.message) }
         if p.request.op == .settingsImport, let file = p.file {
             switch readBackup(file) {
-            case .success(let text): p.request.settings.backup = text
+            case .success(let text):
+                switch importRequest(text, source: file == "-" ? "standard input" : file) {
+                case .success(let r): p.request = r
+                case .failure(let e): CtlMain.printError("isletctl: \(e.message)"); return 65
+                }
             case .failure(let e): CtlMain.printError("isletctl: \(e.message)"); return 66
             }
         }
@@ -106,7 +148,8 @@ enum SettingsCommand {
             if p.request.op == .settingsExport, let file = p.file {
                 let bytes = Array((report.backup ?? "").utf8)
                 if file == "-" { CtlMain.writeOut(report.backup ?? "") } else {
-                    do { try FileSystem.writeFile(file, bytes, permissions: 0o600) } catch {
+                    // Atomic and 0600: a link at FILE is replaced, an old file's mode not kept.
+                    do { try FileSystem.replaceFile(file, bytes, permissions: 0o600) } catch {
                         CtlMain.printError("isletctl: cannot write \(file): \(error.errno)")
                         return 73
                     }

@@ -75,4 +75,22 @@ struct SettingsOverlayTests {
         let (kept, waiting) = try file("[display]\ncontrast = 10\n").reloaded(with: try file("[display]\ncontrast = 90\n"))
         #expect(kept.contrast == 90 && waiting.isEmpty)
     }
+
+    /// 0 is off in any spelling, at both doors alike, and `accepts` says so; a page's empty
+    /// night is listed as the `off` it is, not as a blank.
+    @Test func zeroStalenessAndAnEmptyNightAreOff() throws {
+        let f = try file("")
+        for zero in ["0", "00", "0.0"] {
+            #expect(try file("[session]\nstale_after_seconds = \(zero)\n").session.staleAfterSeconds == nil, "\(zero)")
+            #expect(f.refusal(setting: "session.stale_after_seconds", to: zero, page: [:]) == nil, "\(zero)")
+        }
+        let stale = f.settingsEntries(file: f).first { $0.key == "session.stale_after_seconds" }
+        #expect(stale?.accepts.contains("off or 0 (never)") == true, "\(String(describing: stale?.accepts))")
+        #expect(configError("[session]\nstale_after_seconds = -1\n")?.message == f.refusal(setting: "session.stale_after_seconds", to: "-1", page: [:]))
+        let c = try f.applying(page: ["display.night": ""])
+        let night = c.settingsEntries(file: f).first { $0.key == "display.night" }
+        #expect(night?.value == "off" && night?.source == "page", "\(String(describing: night))")
+        let fromFile = try file("[display]\nnight =\n")
+        #expect(fromFile.settingsEntries(file: fromFile).first { $0.key == "display.night" }?.fileValue == "off")
+    }
 }

@@ -21,6 +21,8 @@ struct SettingsDocumentTests {
             (#"{"islet_backup":1,"settings":[]}"#, "must be an object"),
             (#"{"settings":{}}"#, "no \"islet_backup\""),
             (#"{"islet_backup":1.5}"#, "whole number"),
+            // A version in quotes has a version, of the wrong type: said so, not "has none".
+            (#"{"islet_backup":"1","settings":{}}"#, #""islet_backup" must be a whole number from 1, not a string"#),
             (#"{"islet_backup":1,"activities":[]}"#, "version 1, which holds no activities"),
             (#"{"islet_backup":2,"activities":{}}"#, "must be an array"),
             (#"{"islet_backup":2,"activities":[\#(Array(repeating: "{}", count: 17).joined(separator: ","))]}"#, "17 activities; at most 16"),
@@ -71,6 +73,25 @@ struct SettingsDocumentTests {
                     #"{"op":"settings_reset","key":"session.minutes","timer":"a"}"#, #"{"op":"settings","key":"x"}"#,
                     #"{"op":"settings_set","key":"session.minutes","value":true}"#] {
             #expect(throws: ProtocolError.self, "\(bad)") { try ControlRequest.parse(bytes(bad)) }
+        }
+    }
+
+    /// settings_set's value: a string or a number (docs/WEB.md "Settings"); what is neither, or a
+    /// number no double holds, is said as such.
+    @Test func aSettingsValueIsAStringOrAFiniteNumber() throws {
+        #expect(try ControlRequest.parse(bytes(#"{"op":"settings_set","key":"session.minutes","value":25}"#)).settings.value == "25")
+        let cases: [(String, String, String)] = [
+            (#"{"op":"settings_set","key":"session.minutes","value":1e309}"#, "invalid_field", "out of range"),
+            (#"{"op":"settings_set","key":"session.minutes","value":-1e309}"#, "invalid_field", "out of range"),
+            (#"{"op":"settings_set","key":"session.minutes","value":null}"#, "invalid_field", #""value" must be a string or a number, not null"#),
+            (#"{"op":"settings_set","key":"session.minutes","value":true}"#, "invalid_field", "must be a string or a number"),
+            (#"{"op":"settings_set","key":"session.minutes"}"#, "missing_field", "needs \"value\""),
+        ]
+        for (line, code, why) in cases {
+            do { _ = try ControlRequest.parse(bytes(line)); Issue.record("\(line) was taken") } catch {
+                #expect(error.code == code, "\(line): \(error.code)")
+                #expect(error.message.contains(why), "\(line): \(error.message)")
+            }
         }
     }
 }

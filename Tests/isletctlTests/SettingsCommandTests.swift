@@ -2,6 +2,7 @@ import Foundation
 import IsletTestSupport
 import Testing
 import IsletProtocol
+import IsletSystem
 @testable import isletctl
 
 /// `isletctl settings [get|set KEY VALUE|reset KEY|export FILE|import FILE]`: the request it
@@ -40,5 +41,55 @@ struct SettingsCommandTests {
         guard case .success(let t) = SettingsCommand.readBackup(path) else { Issue.record("not read"); return }
         #expect(t == #"{"islet_backup":1}"#)
         guard case .failure = SettingsCommand.readBackup(path + ".missing") else { Issue.record("a missing file read"); return }
+    }
+
+    /// A device, a FIFO or a directory is named as not a regular file (not "Invalid argument").
+    @Test func onlyARegularFileIsABackup() throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        #expect(mkfifo(dir + "/fifo", 0o600) == 0)
+        for path in ["/dev/zero", dir + "/fifo", dir] {
+            guard case .failure(let e) = SettingsCommand.readBackup(path) else { Issue.record("\(path) read"); continue }
+            #expect(e.message == "\(path) is not a regular file", "\(e.message)")
+        }
+    }
+
+    /// A valid backup goes compacted (its whitespace does not count against the request's
+    /// bound); text that is not JSON goes as is; a backup too big even compacted is said in
+    /// words about the backup.
+    @Test func aBackupIsSentCompacted() throws {
+        let body = #"{"islet_backup":1,"settings":{"session.minutes":"25"}}"#
+        let padded = "{\n" + String(repeating: "\n", count: 12_000) + #" "islet_backup" : 1, "settings" : { "session.minutes" : "25" } }"#
+        #expect(padded.utf8.count > 8 * 1024 && padded.utf8.count <= SettingsDocument.maximumBackupBytes)
+        guard case .success(let r) = SettingsCommand.importRequest(padded, source: "b.json") else { Issue.record("refused"); return }
+        #expect(r.op == .settingsImport)
+        #expect(try SettingsDocument.backup(Array((r.settings.backup ?? "").utf8)) == ["session.minutes": "25"])
+        #expect((r.settings.backup ?? "").utf8.count == body.utf8.count, "\(r.settings.backup ?? "")")
+        #expect(r.encodedLine().count <= ControlRequest.maximumLineBytes)
+        #expect(SettingsCommand.compacted("{\"islet_backup\":1,,}") == "{\"islet_backup\":1,,}")
+        // 5,000 escaped quotes (10,000 bytes) are 20,000 once escaped again in the request: too long.
+        let heavy = #"{"islet_backup":1,"settings":{"session.language":""# + String(repeating: "\\\"", count: 5_000) + #""}}"#
+        guard case .failure(let e) = SettingsCommand.importRequest(heavy, source: "b.json") else { Issue.record("taken"); return }
+        #expect(e.message.hasPrefix("b.json: this backup is ") && e.message.contains("a restore takes at most \(ControlRequest.maximumLineBytes)"), "\(e.message)")
+    }
+
+    /// The export is written atomically, 0600: a symlink at FILE is replaced (its target kept),
+    /// an old file's looser mode not kept.
+    @Test func anExportReplacesALinkAndIs0600() throws {
+        let dir = makeTempDir()
+        defer { removeTree(dir) }
+        let target = dir + "/target", link = dir + "/link.json", old = dir + "/old.json"
+        try "precious".write(toFile: target, atomically: false, encoding: .utf8)
+        #expect(symlink(target, link) == 0)
+        try FileSystem.replaceFile(link, Array("backup".utf8), permissions: 0o600)
+        #expect(readTextFile(target) == "precious")
+        #expect(readTextFile(link) == "backup")
+        #expect(try FileSystem.status(link, followLinks: false).kind == .regular)
+        try "old".write(toFile: old, atomically: false, encoding: .utf8)
+        #expect(chmod(old, 0o644) == 0)
+        try FileSystem.replaceFile(old, Array("new".utf8), permissions: 0o600)
+        #expect(try FileSystem.status(old).permissions == 0o600)
+        #expect(readTextFile(old) == "new")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["link.json", "old.json", "target"])
     }
 }

@@ -15,7 +15,9 @@ import IsletCore
 /// checked by the state file's loader (`BackupActivities`), which replace the book's.
 ///
 /// config: none of its own (the keys it edits are `[session]`'s and `[display]`'s).
-/// saved: `settings.json` (SettingsDocument), beside the state file, written off the loop.
+/// saved: `settings.json` (SettingsDocument), beside the state file, written off the loop; a
+/// change is answered once the write that holds it has landed (`answer(afterWrite:)`), as an
+/// activity's change is answered after the state file's write.
 final class SettingsDesk {
     /// The config file's and the flags' configuration, without the page's values.
     private(set) var file: DaemonConfig
@@ -24,16 +26,25 @@ final class SettingsDesk {
     private let writer: LatestFileWriter
     private let log: Logger
     private var nowMs: Int64 = 0
+    /// Every write up to this generation has landed or failed.
+    private(set) var durable: UInt64 = 0
+    /// The generations whose write failed, and why: the last few (a write is at most one per
+    /// 500 ms, so they cover far longer than an answer waits).
+    private var failed: [(from: UInt64, to: UInt64, error: String)] = []
+    /// The answer to a change, made once per change however many requests wait for it.
+    private var cached: ControlResponse?
 
     var path: String { writer.path }
+    /// Readable when a write of settings.json finished (the loop then calls `takeWrites`).
+    var completionsFD: Descriptor { writer.done.fd.descriptor }
 
     /// Reads settings.json; a bad one is moved aside (`settings.json.bad`) with one line in the
     /// log, and the file's values are used: never a guess.
-    init(directory: String, file: DaemonConfig, log: Logger, system: any StoreSystem = LiveStoreSystem()) {
+    init(directory: String, file: DaemonConfig, log: Logger, system: any StoreSystem = LiveStoreSystem()) throws(SystemError) {
         self.file = file
         self.log = log
         let path = directory + "/settings.json"
-        writer = LatestFileWriter(path: path, directory: directory, system: system)
+        writer = try LatestFileWriter(path: path, directory: directory, system: system)
         values = [:]
         switch FileSystem.readFile(path, limit: SettingsDocument.maximumBytes + 1, followLinks: false) {
         case .failure(let e) where e.errno == .noSuchFileOrDirectory: return
@@ -64,6 +75,7 @@ final class SettingsDesk {
     /// A reload read the file again: the page's values over the new file's.
     func fileReloaded(_ new: DaemonConfig) -> DaemonConfig {
         file = new
+        cached = nil
         do { return try new.applying(page: values) } catch {
             log.warning("page settings are not applied over the reloaded config file: \(error); the file's values are used")
             return new
@@ -76,6 +88,8 @@ final class SettingsDesk {
         var response: ControlResponse
         var config: DaemonConfig?
         var restore: [Activity]? = nil
+        /// The write of settings.json the answer waits for (0: answered now).
+        var settingsWrite: UInt64 = 0
     }
 
     /// One settings op. `nowMs` (the monotonic clock) paces the log: a flood of edits is one
@@ -135,11 +149,38 @@ final class SettingsDesk {
     private func change(to next: [String: String], _ what: String) throws(ProtocolError) -> Outcome {
         let config: DaemonConfig
         do { config = try file.applying(page: next) } catch { throw ProtocolError("invalid_value", error.message) }
-        do { try writer.submit(SettingsDocument.encodeOverlay(next)) }
+        let generation: UInt64
+        do { generation = try writer.submit(SettingsDocument.encodeOverlay(next)) }
         catch { throw ProtocolError("store_failed", "the page's settings could not be saved: \(error)") }
         values = next
+        cached = nil
         log.limited(.info, topic: "page-settings", intervalMs: 1000, nowMs: nowMs, "page settings: \(what)")
-        return Outcome(response: respond(config), config: config)
+        return Outcome(response: ControlResponse(ok: true), config: config, settingsWrite: generation)
+    }
+
+    /// Takes the writer's finished writes: how far the disk has come, and which failed.
+    func takeWrites() {
+        for done in writer.takeCompletions() where done.generation > durable {
+            if let e = done.error {
+                failed.append((durable + 1, done.generation, e))
+                if failed.count > 64 { failed.removeFirst(failed.count - 64) }
+            }
+            durable = done.generation
+            cached = nil
+        }
+    }
+
+    /// The answer to a change whose write (`generation`) has landed: the settings in force, or
+    /// the write's error. The value stays in force (the daemon runs with it) until a restart.
+    func answer(afterWrite generation: UInt64) -> ControlResponse {
+        if let f = failed.last(where: { $0.from <= generation && generation <= $0.to }) {
+            return .failure(ProtocolError("store_failed", "the page's settings could not be saved to \(path): \(f.error); "
+                + "the change is in force until a restart, and is lost then"))
+        }
+        if let cached { return cached }
+        let r = respond()
+        cached = r
+        return r
     }
 
     private func respond(_ config: DaemonConfig? = nil, backup: String? = nil) -> ControlResponse {

@@ -8,7 +8,8 @@
 (() => {
 const W = ISLET_WORDS, $ = (id) => document.getElementById(id);
 // A chosen file is read only up to this; the daemon's own bound is 16 KiB (it names it).
-const MAX_UPLOAD = 64 * 1024;
+// A backup's bound (SettingsDocument.maximumBackupBytes), as isletctl's.
+const MAX_UPLOAD = 16 * 1024;
 let report = null, loading = false, again = false;
 const rows = new Map(), errors = new Map();
 
@@ -155,12 +156,26 @@ async function backup() {
   result(t("s_backup") + ": islet-settings.json", true);
 }
 
+// A backup sent compacted: whitespace would count twice against the request's 16 KiB (a newline
+// is \n in it). Only whitespace outside strings goes (not JSON.stringify, which would drop a key
+// given twice that the daemon must refuse); text that is not JSON goes as is.
+function compact(text) {
+  try { JSON.parse(text); } catch (e) { return text; }
+  let out = "", inString = false, escaped = false;
+  for (const c of text) {
+    if (inString) { out += c; if (escaped) escaped = false; else if (c === "\\") escaped = true; else if (c === "\"") inString = false; }
+    else if (c === "\"") { inString = true; out += c; }
+    else if (!" \t\n\r".includes(c)) out += c;
+  }
+  return out;
+}
+
 async function restore(file) {
   if (!file) return;
-  if (file.size > MAX_UPLOAD) return result(file.name + ": " + file.size + " bytes, too large for a backup", false);
+  if (file.size > MAX_UPLOAD) return result(file.name + ": " + file.size + " bytes; a backup is at most " + MAX_UPLOAD + " bytes", false);
   let text;
   try { text = await file.text(); } catch (e) { return result(String(e), false); }
-  const r = await ask({op: "settings_import", backup: text});
+  const r = await ask({op: "settings_import", backup: compact(text)});
   if (took(r)) {
     errors.clear();
     const n = (report.keys || []).filter((e) => e.source === "page").length;
