@@ -28,12 +28,19 @@ public enum ShownTime {
         switch a.content.display {
         case .paused(let frozen): return frozen
         case .running(let ref):
-            return a.attributes.kind.isStopwatch ? now - ref : countdownRemaining(a, reference: ref, at: now)
+            return a.attributes.kind.isStopwatch ? stopwatchElapsed(reference: ref, at: now) : countdownRemaining(a, reference: ref, at: now)
         case .tracking:
             guard let end = a.content.pushed?.endsAt else { return .zero }
             return max(.zero, end - now)
         case .cycleEnd, .complete, .idle: return .zero
         }
+    }
+
+    /// A running stopwatch's elapsed time, within what a paused stopwatch may hold (0 to 8 h,
+    /// `ContentState.violation`): a reference after `now` (a clock behind, a forged backup) shows
+    /// 0, never a negative time that a pause would save and the loader refuse.
+    public static func stopwatchElapsed(reference ref: Instant, at now: Instant) -> Duration {
+        min(max(.zero, now - ref), Limits.maximumActive)
     }
 
     /// A running countdown's remaining time: never below zero, and never more than its cycle

@@ -133,7 +133,11 @@ public enum TimerMachine {
 
         case (.running(let ref), .pause), (.running(let ref), .toggle):
             var n = touched(a, now)
-            n.content.display = .paused(frozen: a.attributes.kind.isStopwatch ? now - ref : ShownTime.countdownRemaining(a, reference: ref, at: now))
+            // Clamped into what the loader accepts (stopwatch 0 to 8 h, countdown more than 0 and
+            // at most its cycle), whatever the reference says: never save what a restart refuses.
+            n.content.display = .paused(frozen: a.attributes.kind.isStopwatch
+                ? ShownTime.stopwatchElapsed(reference: ref, at: now)
+                : max(.milliseconds(1), ShownTime.countdownRemaining(a, reference: ref, at: now)))
             return Transition(activity: n, effects: [.paused])
         case (.running, .resume):
             throw Rejection(.alreadyRunning, "the \(name) is already running")
