@@ -34,6 +34,7 @@ extension Activity {
         // The timeline never runs backwards (HostClock): nothing of an activity precedes its start,
         // so the 8 h limit bounds how much a restore has to catch up.
         if updatedAt < startedAt { return InvariantViolation(field: "updated_at", "\(updatedAt) is before started_at \(startedAt)") }
+        if let e = ending, e.endedAt < startedAt { return InvariantViolation(field: "ended_at", "\(e.endedAt) is before started_at \(startedAt)") }
         switch content.display {
         case .running(let t), .cycleEnd(let t):
             if t < startedAt {
