@@ -52,7 +52,11 @@ extension Daemon: Inbox {
             env.log.warning("the backup's activities were not restored: \(error.message)")
             return false
         }
-        env.log.info("restored \(advanced.count) activities from a backup (\(changed.count) timers changed)")
+        // Rate-limited like its sibling `page settings: restored from a backup`, and more: any
+        // client of the socket may import in a loop (each answered after a write, 2 a second),
+        // so one line per 10 s, the next saying how many were skipped.
+        env.log.limited(.info, topic: "backup-restore", intervalMs: 10_000, nowMs: env.mono.milliseconds,
+                        "restored \(advanced.count) activities from a backup (\(changed.count) timers changed)")
         dispatch(changed.flatMap { t in
             [DaemonEffect.share(timer: t, activity: book.book.activity(for: t), expandedUntil: nil), .started(timer: t)]
         } + [.announce])
