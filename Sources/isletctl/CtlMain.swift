@@ -4,8 +4,9 @@ import IsletSystem
 import IsletProtocol
 import IsletRender
 
-/// The isletctl program. Exit: 0 success, 1 refused by the daemon, 64 bad usage,
-/// 69 no daemon answers (or it went away during watch).
+/// The isletctl program. Exit: 0 success, 1 refused by the daemon, 64 bad usage, 65/66 a
+/// backup to import too large / unreadable, 69 no daemon answers (or it went away during
+/// watch), 73 an export not written, 75 no answer in time.
 public enum CtlMain {
     public static let usage = """
     usage: isletctl [--socket PATH] [--timeout S] COMMAND [OPTIONS]
@@ -39,7 +40,9 @@ public enum CtlMain {
     The socket defaults to $ISLET_SOCKET, then
     $XDG_RUNTIME_DIR/islet/islet.sock if it exists, then /run/islet/islet.sock.
     Exit status: 0 done, 1 refused by the daemon (its reason on stderr), 64 bad usage,
-    69 no daemon answers or the socket refuses you, 75 the daemon did not answer within 10 s.
+    65 settings import: the backup is too large for a restore request,
+    66 settings import: FILE cannot be read, 69 no daemon answers or the socket refuses you,
+    73 settings export: FILE cannot be written, 75 the daemon did not answer within 10 s.
     """
 
     struct Usage: Error { var message: String }

@@ -93,3 +93,16 @@ struct SettingsCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["link.json", "old.json", "target"])
     }
 }
+
+/// Every exit status isletctl returns is listed in its --help (and README.md's "isletctl").
+struct ExitStatusHelpTests {
+    @Test func theHelpListsEveryExitStatus() throws {
+        for status in ["0 done", "1 refused", "64 bad usage", "65 settings import", "66 settings import", "69 no daemon",
+                       "73 settings export", "75 the daemon"] {
+            #expect(CtlMain.usage.contains(status), "\(status)")
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let readme = try #require(readTextFile(root + "/README.md"))
+        for status in ["65 `settings import`", "66 `settings import`", "73 `settings export`"] { #expect(readme.contains(status), "\(status)") }
+    }
+}
