@@ -86,6 +86,10 @@ public enum TimerMachine {
             case .markFresh: throw Rejection(.noActivity, "nothing to mark fresh: no activity exists")
             }
         }
+        // Never before the activity's last change: an activity made by a clock ahead of this one
+        // (a sync member's, a backup's) would otherwise get an updated_at or ended_at before its
+        // started_at, which the loader refuses at the next start (every timer lost).
+        let now = max(now, a.updatedAt)
         let name: String = switch a.attributes.kind {
         case .stopwatch: "stopwatch"
         case .countdown: "timer"

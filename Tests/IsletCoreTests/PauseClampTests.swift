@@ -65,4 +65,25 @@ struct PauseClampTests {
         }
         #expect(paused >= 12)
     }
+
+    @Test("an activity made by a clock ahead of this one stays loadable through every intent")
+    func aClockAheadOfThisOne() throws {
+        let ahead = now + .seconds(3600)
+        let kinds: [ActivityAttributes] = [ActivityAttributes(kind: .stopwatch), ActivityAttributes(kind: .countdown(cycle: .seconds(60), cycles: 2))]
+        let intents: [Intent] = [.pause, .resume, .toggle(default: ActivityAttributes(kind: .stopwatch)), .end(.default), .markFresh]
+        var steps = 0
+        for attrs in kinds {
+            let started = try #require(try TimerMachine.apply(.start(attrs), to: nil, now: ahead).activity)
+            var current: Activity? = started
+            for _ in 0..<3 {
+                for intent in intents {
+                    guard let t = try? TimerMachine.apply(intent, to: current, now: now), let next = t.activity else { continue }
+                    try expectLoadable(next, "\(attrs.kind.name) after \(intent)")
+                    steps += 1
+                    if intent != .end(.default) { current = next }
+                }
+            }
+        }
+        #expect(steps >= 12)
+    }
 }
