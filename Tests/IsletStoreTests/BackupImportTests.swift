@@ -52,6 +52,9 @@ struct BackupImportTests {
             o["started_at"] = iso(240); o["updated_at"] = iso(240); content(&o, "reference", iso(240))
         }) == nil)
         #expect(try refusal(try activity(countdown) { o in content(&o, "reference", iso(300 + 240)) }) == nil)
+        // An until activity with its texts and its end an hour ahead.
+        let until = ActivityAttributes(timerID: "bus", kind: .until(PushedContent(endsAt: now + .seconds(3600), progress: 0.5, text: "bus")))
+        #expect(try refusal(try activity(until)) == nil)
         // Keys left out at their default, given explicitly, are the loader's own.
         #expect(try refusal(try activity(stopwatch) { o in attribute(&o, "title", "Run") }) == nil)
     }
