@@ -17,7 +17,7 @@ public enum CustomIcon {
 
     /// Decodes standard base64 (RFC 4648 §4 alphabet, `=` padding, no line breaks), then the picture.
     public static func decode(base64 text: String) throws(CustomIconError) -> IconImage {
-        try decode(bytes: try Base64.decode(text))
+        try decode(bytes: try IconBase64.decode(text))
     }
 
     /// Decodes a PBM (P1, P4) or PNG picture.
@@ -78,39 +78,18 @@ public enum CustomIconError: Error, Equatable, Sendable, CustomStringConvertible
     }
 }
 
-/// Strict base64 (RFC 4648 §4): its length checked before anything is decoded.
-enum Base64 {
+/// A pushed icon's base64: its length checked before anything is decoded, then IsletFrame's
+/// strict decoder, its problems in the icon's words.
+enum IconBase64 {
     static func decode(_ text: String) throws(CustomIconError) -> [UInt8] {
-        let utf8 = text.utf8
-        guard !utf8.isEmpty else { throw .empty }
-        guard utf8.count <= CustomIcon.maxBase64Characters else { throw .tooLong(characters: utf8.count) }
-        guard utf8.count % 4 == 0 else { throw .badBase64Length(characters: utf8.count) }
-        let padding = utf8.reversed().prefix(2).prefix(while: { $0 == UInt8(ascii: "=") }).count
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count / 4 * 3 - padding)
-        var quad: UInt32 = 0, held = 0
-        for (i, c) in utf8.enumerated() {
-            let v: UInt32
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = UInt32(c - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = UInt32(c - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"): v = 62
-            case UInt8(ascii: "/"): v = 63
-            case UInt8(ascii: "=") where i >= utf8.count - padding: v = 0
-            default: throw .notBase64(position: i)
-            }
-            quad = quad << 6 | v
-            held += 1
-            if held == 4 {
-                out.append(UInt8(truncatingIfNeeded: quad >> 16))
-                out.append(UInt8(truncatingIfNeeded: quad >> 8))
-                out.append(UInt8(truncatingIfNeeded: quad))
-                quad = 0
-                held = 0
+        let count = text.utf8.count
+        guard count > 0 else { throw .empty }
+        guard count <= CustomIcon.maxBase64Characters else { throw .tooLong(characters: count) }
+        do { return try Base64.decode(text) } catch {
+            switch error {
+            case .length(let n): throw .badBase64Length(characters: n)
+            case .character(let i): throw .notBase64(position: i)
             }
         }
-        out.removeLast(padding)
-        return out
     }
 }

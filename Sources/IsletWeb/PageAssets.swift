@@ -1,3 +1,5 @@
+import IsletFrame
+
 /// The web page's assets, served from the binary (docs/WEB.md "Delivery"). Nothing inline and
 /// nothing from elsewhere, so the page runs under `Content-Security-Policy: default-src 'self'`
 /// and works offline. They are the files in Assets/, joined as Assets/served.txt says and made at
@@ -32,8 +34,9 @@ package enum PageAssets {
     /// Everything served, decoded once on the first request (a desk without `[web]` never does).
     package static let all: [PageAsset] = embedded.map { e in
         PageAsset(address: e.address, path: e.path, type: e.type, immutable: e.immutable, hash: e.hash,
-                  identity: e.text.map { Array($0.utf8) } ?? Base64.decode(e.base64),
-                  gzip: e.gzip64.map(Base64.decode))
+                  // Ours (islet-page-gen's): bytes that do not decode are a build bug, served as nothing.
+                  identity: e.text.map { Array($0.utf8) } ?? ((try? Base64.decode(e.base64)) ?? []),
+                  gzip: e.gzip64.map { (try? Base64.decode($0)) ?? [] })
     }
 
     private static let byName: [String: (PageAsset, hashed: Bool)] = {
@@ -82,32 +85,3 @@ package struct PageAsset: Sendable, Equatable {
     }
 }
 
-/// Standard base64 with padding, for the bytes islet-page-gen embedded (ours, so a bad
-/// character is a build bug: it decodes to nothing rather than trapping).
-enum Base64 {
-    static func decode(_ s: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(s.utf8.count / 4 * 3)
-        var acc: UInt32 = 0
-        var bits = 0
-        for c in s.utf8 {
-            let v: UInt32
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = UInt32(c - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = UInt32(c - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"): v = 62
-            case UInt8(ascii: "/"): v = 63
-            case UInt8(ascii: "="): continue
-            default: return []
-            }
-            acc = acc << 6 | v
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(acc >> UInt32(bits) & 0xFF))
-            }
-        }
-        return out
-    }
-}
