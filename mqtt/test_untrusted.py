@@ -75,7 +75,7 @@ class PoisonedRevisions(UntrustedCase):
 class Floods(UntrustedCase):
     def measured(self, d, flood, settle=2.0, until=None):
         """Runs the flood with a person at the socket; returns (probe, frame gap s, writes, t0, t1)."""
-        probe = Probe(d).start()
+        probe = Probe(d, sock_interval=0.02).start()
         t0 = time.monotonic()
         flood.start()
         report = flood.wait()
@@ -169,7 +169,7 @@ class Floods(UntrustedCase):
         path = os.path.join(self.tmp, "commands.txt")
         with open(path, "w") as fh:
             fh.write('{"op":"status"}\n' * FLOOD)
-        probe = Probe(d).start()
+        probe = Probe(d, sock_interval=0.02).start()
         t0 = time.monotonic()
         with open(path) as fh:
             r = subprocess.run(["mosquitto_pub", *self.broker.client_args(), "-t", d.topic("command"), "-q", "0", "-l"],

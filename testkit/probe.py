@@ -10,24 +10,24 @@ import time
 CTL_P99_MS = 250
 
 
-# The socket's own round trip is sampled in a thread of its own every SOCK_INTERVAL s: a flood
-# lasts 2-3 s, and at the isletctl pace (a process start, then 0.1 s) that is ~19 samples, whose
-# "p99" is the single worst one: one scheduling stall on a CI machine that shares its 2 cores
-# with a TCG guest (135 ms, once) failed a run. ~100 samples make it a percentile.
-SOCK_INTERVAL = 0.02
-
-
+# `sock_interval`: the socket's own round trip sampled in a thread of its own that often. An MQTT
+# flood lasts 2-3 s, and at the isletctl pace (a process start, then 0.1 s) that is ~19 samples,
+# whose "p99" is the single worst one: one scheduling stall on a CI machine that shares its 2
+# cores with a TCG guest (135 ms, once) failed a run; mqtt/test_untrusted samples every 20 ms.
+# Without it (the web load cases: 8 s each, ~60 samples) the socket is sampled right after each
+# isletctl status, in the same thread.
 class Probe:
     """Samples `isletctl status` (a person at the socket) every `interval` s in a thread until
-    stop(): latencies in seconds; and the control socket's own round trip in a second thread,
-    every SOCK_INTERVAL s."""
+    stop(): latencies in seconds; and the control socket's own round trip, after each of those or,
+    with `sock_interval`, in a second thread that often."""
 
-    def __init__(self, daemon, interval=0.1):
-        self.d, self.interval = daemon, interval
+    def __init__(self, daemon, interval=0.1, sock_interval=None):
+        self.d, self.interval, self.sock_interval = daemon, interval, sock_interval
         self.ctl, self.sock, self.errors = [], [], []
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._run, daemon=True),
-                         threading.Thread(target=self._run_sock, daemon=True)]
+        self._threads = [threading.Thread(target=self._run, daemon=True)]
+        if sock_interval is not None:
+            self._threads.append(threading.Thread(target=self._run_sock, daemon=True))
 
     def start(self):
         for t in self._threads:
@@ -42,6 +42,10 @@ class Probe:
                 if r.returncode != 0:
                     self.errors.append(f"isletctl status exited {r.returncode}")
                 self.ctl.append(time.monotonic() - t0)
+                if self.sock_interval is None:
+                    t1 = time.monotonic()
+                    self.d.request({"op": "status"}, timeout=10)
+                    self.sock.append(time.monotonic() - t1)
             except Exception as e:   # a dead or silent daemon: a sample as slow as the timeout
                 self.errors.append(str(e)[:100])
                 self.ctl.append(time.monotonic() - t0)
@@ -55,7 +59,7 @@ class Probe:
             except Exception as e:
                 self.errors.append(str(e)[:100])
             self.sock.append(time.monotonic() - t0)
-            self._stop.wait(SOCK_INTERVAL)
+            self._stop.wait(self.sock_interval)
 
     def stop(self):
         self._stop.set()
