@@ -110,6 +110,22 @@ class Abuse(WebCase):
                         f"{when}: a request from {source} got {line!r} after {took:.2f} s (want 200 within {within} s)")
         return took
 
+    def served_again(self, d, when, within=1.0, source=ATTACKER):
+        """A 200 for `source` within `within` s of now, asked again until then: the page learns
+        that an address's connections closed on its next turn, and on a loaded CI machine the
+        first try can come before it (CI once saw the connection closed at 0.00 s)."""
+        t0, tries, line = time.monotonic(), 0, ""
+        while True:
+            tries += 1
+            _, line = get(d.port, source=source, timeout=max(3.0, within + 1))
+            took = time.monotonic() - t0
+            if line.startswith("HTTP/1.1 200") or took > within:
+                break
+            time.sleep(0.05)
+        self.assertTrue(line.startswith("HTTP/1.1 200") and took <= within,
+                        f"{when}: a request from {source} got {line!r} after {took:.2f} s and {tries} tries (want 200 within {within} s)")
+        return took
+
     def test_s_half_sent_requests_closed_in_rounds(self):
         d = self.daemon()
         rounds = []
@@ -144,7 +160,7 @@ class Abuse(WebCase):
         held = still_open(dribbling)
         for c in dribbling:
             c.close()
-        again = self.served(d, "after the dribbling ones left, from the attacker's address", source=ATTACKER)
+        again = self.served_again(d, "after the dribbling ones left, from the attacker's address")
         figures.append(f"500 dribbling: other served in {took * 1000:.0f} ms, {held} held open by the page, attacker served "
                        f"again {again * 1000:.0f} ms after leaving")
 
@@ -155,7 +171,7 @@ class Abuse(WebCase):
         held = still_open(idle)
         for c in idle:
             c.close()
-        again = self.served(d, "after the idle ones left, from the attacker's address", source=ATTACKER)
+        again = self.served_again(d, "after the idle ones left, from the attacker's address")
         figures.append(f"2,000 idle: {refused} refused at connect, {held} held, other served in {took * 1000:.0f} ms, "
                        f"attacker again in {again * 1000:.0f} ms")
 
