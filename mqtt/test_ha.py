@@ -288,14 +288,7 @@ class Discovery(BrokerCase):
         number = json.loads(got[f"homeassistant/number/{d.client_id}/contrast/config"])
         switch = json.loads(got[f"homeassistant/switch/{d.client_id}/night/config"])
         state = d.topic("brightness")
-        def brightness(pred, timeout=5.0):
-            deadline = time.monotonic() + timeout
-            while True:
-                held = self.broker.retained([state]).get(state)
-                value = json.loads(held) if held else None
-                if (value is not None and pred(value)) or time.monotonic() > deadline:
-                    return value
-                time.sleep(0.1)
+        brightness = lambda pred, timeout=5.0: self.retained_json(state, pred, timeout)
         first = brightness(lambda v: True)
         self.assertIsNotNone(first, "no retained brightness state")
         self.assertEqual(set(first), {"night", "contrast"})
@@ -310,19 +303,22 @@ class Discovery(BrokerCase):
         self.assertFalse(brightness(lambda v: not v["night"])["night"])
         figure(f"contrast number and night switch: brightness state {first} -> 42 -> night on -> off, retained")
 
+    def retained_json(self, topic, pred, timeout=5.0):
+        """The broker's retained JSON on `topic` once `pred` holds (or the last seen at the timeout)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            held = self.broker.retained([topic]).get(topic)
+            value = json.loads(held) if held else None
+            if (value is not None and pred(value)) or time.monotonic() > deadline:
+                return value
+            time.sleep(0.1)
+
     def test_page_settings_show_in_the_contrast_and_night_entities(self):
         """The page's settings overlay (isletctl settings, the same op as the page): the retained
         brightness state Home Assistant's contrast number and night switch read follows it."""
         d = self.daemon()
         state = d.topic("brightness")
-        def brightness(pred, timeout=5.0):
-            deadline = time.monotonic() + timeout
-            while True:
-                held = self.broker.retained([state]).get(state)
-                value = json.loads(held) if held else None
-                if (value is not None and pred(value)) or time.monotonic() > deadline:
-                    return value
-                time.sleep(0.1)
+        brightness = lambda pred, timeout=5.0: self.retained_json(state, pred, timeout)
         self.assertIsNotNone(brightness(lambda v: True), "no retained brightness state")
         r = d.ctl("settings", "set", "display.contrast", "77")
         self.assertEqual(r.returncode, 0, r.stderr)
