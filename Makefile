@@ -7,7 +7,7 @@ export SWIFT_BACKTRACE := enable=no
 # system-library targets), the fonts the renderer loads (fonts-terminus-otb: a test of the OTB
 # fallback), libfaketime (clock-step tests), systemd (systemd-analyze checks the unit) and procps
 # (the unit's /bin/kill, which systemd-analyze checks is there; a minimal Debian lacks it).
-APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev zlib1g-dev libmosquitto-dev libmicrohttpd-dev \
+APT_PACKAGES := pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev zlib1g-dev libdeflate-dev libmosquitto-dev libmicrohttpd-dev \
                 xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd procps
 # The benchmarks also need a C compiler (the allocation counter), valgrind (instruction counts)
 # and Python with venv (luma.oled for bench-compare).

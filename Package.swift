@@ -24,11 +24,14 @@ let package = Package(
                        providers: [.apt(["libfribidi-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
-        // zlib (libpng's own), for the page's gzip files made at build time by islet-page-gen.
-        // No pkgConfig: in a cross build it answers with the target's libdir, and the host tool that
-        // links it (islet-page-gen) then failed to link (x86-64 objects beside arm64 libz). The header
-        // is /usr/include/zlib.h and libz is on every default search path.
+        // zlib (libpng's own), for the tests that read the page's gzip files back (IsletWebTests).
+        // No pkgConfig: in a cross build it answers with the target's libdir (a host tool that
+        // linked it once failed so). The header is /usr/include/zlib.h and libz is on every
+        // default search path.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // libdeflate, the page's gzip files and the icons' image data made smaller than zlib makes
+        // them, at build time by islet-page-gen (the same cross-build reason: no pkgConfig).
+        .systemLibrary(name: "CDeflate", providers: [.apt(["libdeflate-dev"])]),
         // libi2c ships no .pc file: the modulemap links it by name.
         .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
         // Header only: epoll, timerfd, signalfd and eventfd, which Glibc's Swift module does not import.
@@ -72,8 +75,8 @@ let package = Package(
         // joined as Assets/served.txt says, the icons drawn from the pill's own art (read from
         // IsletRender's source: SwiftPM builds a plugin's tool without running build-tool plugins
         // on its dependencies, so it cannot link IsletRender, whose strings are generated),
-        // names with each content's hash, gzip and PNG made once here by zlib.
-        .executableTarget(name: "islet-page-gen", dependencies: ["IsletFrame", "IsletSystem", "CZlib"], swiftSettings: strict),
+        // names with each content's hash, gzip and PNG data made once here by libdeflate.
+        .executableTarget(name: "islet-page-gen", dependencies: ["IsletFrame", "IsletSystem", "CDeflate"], swiftSettings: strict),
         .plugin(name: "IsletPagePlugin", capability: .buildTool(), dependencies: ["islet-page-gen"]),
         .target(name: "IsletErrno", swiftSettings: strict),
         .target(name: "IsletDisplay", dependencies: ["IsletFrame", "IsletErrno", "IsletSystem"], swiftSettings: strict),
@@ -169,7 +172,7 @@ let package = Package(
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletNetwork", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem", "CZlib"], swiftSettings: strict),
-        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-page-gen", "IsletRender"], swiftSettings: strict),
+        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-page-gen", "IsletRender", "IsletSystem", "CZlib"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

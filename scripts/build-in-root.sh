@@ -96,14 +96,14 @@ fi
 # links it), which serves the arm64 build too; the arm64 library itself is there for the arm64
 # suite's web tests under qemu-user, which load it. Changing the list makes a new root.
 packages="pkg-config libgpiod-dev libi2c-dev libfreetype-dev libfribidi-dev libpng-dev libmosquitto-dev libmicrohttpd-dev dpkg-dev binutils
-g++ libc6-dev libcurl4t64 libxml2 libsqlite3-0 libncurses6 libedit2 zlib1g-dev git ca-certificates"
+g++ libc6-dev libcurl4t64 libxml2 libsqlite3-0 libncurses6 libedit2 zlib1g-dev libdeflate-dev git ca-certificates"
 archs=amd64
 case "$suite" in bookworm|bullseye|buster) ;; *)
     archs=amd64,arm64
     packages="$packages make swiftlang binutils-aarch64-linux-gnu
 xfonts-terminus xfonts-unifont fonts-terminus-otb faketime systemd udev procps python3 lintian
 libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64 libgpiod-dev:arm64 libi2c-dev:arm64
-libfreetype-dev:arm64 libfribidi-dev:arm64 libpng-dev:arm64 libmosquitto-dev:arm64 libfaketime:arm64
+libfreetype-dev:arm64 libfribidi-dev:arm64 libpng-dev:arm64 libmosquitto-dev:arm64 libdeflate-dev:arm64 libfaketime:arm64
 libmicrohttpd12t64:arm64" ;;
 esac
 key="$(printf '%s\n%s\n%s\n%s\n' "$suite" "$MIRROR" "$archs" "$packages" | sha256sum | cut -c1-16)"

@@ -114,8 +114,16 @@ def check_words(text, others_edit=None):
 
 
 def read(name):
-    with open(os.path.join(ASSETS, name), encoding="utf-8") as f:
-        return f.read()
+    """An asset's text; `words.js:PREFIX` (a claim in served.txt) is the script the build makes of
+    it: the English of words.js's keys starting with PREFIX, handed to ISLET_WORDS.add."""
+    file, _, prefix = name.partition(":")
+    with open(os.path.join(ASSETS, file), encoding="utf-8") as f:
+        text = f.read()
+    if not prefix:
+        return text
+    keys = [ln.split(":", 1) for ln in text.splitlines() if ln.startswith(prefix) and ": \"" in ln]
+    body = ",\n".join(f'{k}: "{v.strip().rstrip(",").strip(chr(34)).split("|")[0]}"' for k, v in keys)
+    return f'ISLET_WORDS.add("en", {{\n{body}\n}});\n'
 
 
 def script_files(address="/app.js"):
@@ -124,7 +132,7 @@ def script_files(address="/app.js"):
         for line in f:
             words = line.split()
             if len(words) >= 3 and words[0] == address:
-                missing = [n for n in words[2:] if not os.path.exists(os.path.join(ASSETS, n))]
+                missing = [n for n in words[2:] if not os.path.exists(os.path.join(ASSETS, n.partition(":")[0]))]
                 if missing:
                     raise SystemExit(f"lint-web: served.txt names {', '.join(missing)}, which no file in {ASSETS} is")
                 return words[2:]

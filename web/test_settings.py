@@ -9,7 +9,9 @@ changes nothing; (s5) read_only: the card shows the values, disabled, and every 
 backup's activities replace the running ones); (s7) a setting changed from isletctl shows up in
 the open card (the events stream's `settings` notice); (s8) isletctl settings export --activities
 and import; (s9) on a phone, in English and Arabic, the open card fits the screen's width (the
-restore's hidden file input once made the page 33 px wider than a 390 px phone).
+restore's hidden file input once made the page 33 px wider than a 390 px phone); (s10) the card,
+which settings.js brings with its English when first opened, speaks the page's language whether
+that language's words came before it (Arabic from the start) or after (Spanish chosen later).
 """
 import json
 import os
@@ -21,6 +23,7 @@ import browser as browser_mod
 from case import WebCase, figure
 
 JSON = "Content-Type: application/json"
+WORDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "IsletWeb", "Assets", "words.js")
 REFUSED = 'session.minutes = "2000" is not valid; accepted: a number from 0.05 to 1440'
 
 
@@ -180,8 +183,12 @@ class Settings(WebCase):
         self.assertEqual(backup.get("islet_backup"), 1, f"backup: {text}")
         self.assertEqual(backup["settings"], {"session.minutes": "25", "display.night": "22:30-07:00", "display.night_idle": "on"})
         for key in ("session.minutes", "display.night", "display.night_idle"):
+            # Its answer too, not only the card's new values (the event stream's notice can bring
+            # those first), so no late "Saved" stands where the restore's result is read.
+            b.js("document.querySelector('#settings-result').textContent = ''; delete document.querySelector('#settings-result').dataset.ok;")
             self.press(f'.set-row[data-key="{key}"] .set-reset')
-            b.wait(lambda key=key: (self.row(key) or {}).get("source") != "page", f"{key} reset")
+            b.wait(lambda key=key: (self.row(key) or {}).get("source") != "page" and b.attr("#settings-result", "data-ok") == "true",
+                   f"{key} reset")
         self.assertEqual(self.daemon_settings(d)["session.minutes"], ("20", "default"))
         ok, said = self.upload("backup.json", text)
         self.assertTrue(ok, f"restore refused: {said}")
@@ -335,3 +342,35 @@ class Settings(WebCase):
         figure(f"a 390 px phone with the Settings card open: page width {widths}")
         for lang, (scroll, client) in widths.items():
             self.assertLessEqual(scroll, client, f"{lang}: the page is {scroll} px wide on a {client} px phone")
+
+    def test_s10_the_card_speaks_the_pages_language_whichever_words_came_first(self):
+        with open(WORDS, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        langs = json.loads(next(ln for ln in lines if ln.startswith("langs: "))[len("langs: "):].rstrip(","))
+        words = {ln.split(":", 1)[0]: ln.split(": ", 1)[1].rstrip(",").strip('"').split("|")
+                 for ln in lines if ln.startswith("s_") and ": \"" in ln}
+
+        def said(lang):
+            i = langs.index(lang)
+            return {k: words[k][i] for k in ("s_where", "s_with_activities", "s_reset", "s_display_contrast", "s_src_default")}
+
+        def seen(b):
+            return b.js("""
+              const row = document.querySelector('.set-row[data-key="display.contrast"]');
+              return {s_where: document.querySelector('#settings [data-w="s_where"]').textContent,
+                      s_with_activities: document.querySelector('#settings [data-w="s_with_activities"]').textContent,
+                      s_reset: row.querySelector('.set-reset').textContent,
+                      s_display_contrast: row.querySelector('.set-label').textContent,
+                      s_src_default: row.querySelector('.set-source').textContent};""")
+
+        d = self.daemon()
+        b = self.browser.open(f"{d.url}/?lang=ar")
+        b.wait(lambda: b.js("return document.documentElement.lang") == "ar", "the page in Arabic")
+        b.js("document.querySelector('#settings summary').click()")
+        b.wait(lambda: b.js("return document.querySelectorAll('#settings-fields .set-row').length") == 10, "the ten settings")
+        b.wait(lambda: seen(b) == said("ar"), f"the card in Arabic: {seen(b)}")
+        for lang in ("es", "en"):
+            b.js(f"const s = document.querySelector('#lang'); s.value = '{lang}'; s.dispatchEvent(new Event('change'));")
+            b.wait(lambda: seen(b) == said(lang), f"the card in {lang}: {seen(b)}")
+        figure(f"the Settings card in Arabic (its words before settings.js), then Spanish (after), then English: "
+               f"{said('es')['s_where'][:30]}… / {said('en')['s_where'][:30]}…")

@@ -2,7 +2,6 @@
 // shows it, its rows read from IsletRender's IconArtTimer.swift, where `#` is lit): white on
 // black like the glass, each art pixel a square. A test holds the rows read here equal to
 // `Icon.meditation.art`, so the page's icon is the pill's.
-import CZlib
 
 /// File name → bytes: the home-screen icons (192 and 512 px: the 32-px art on a 64-px field, so
 /// it lies inside the middle 80 % a launcher may crop to a circle), the tab's icon (the 16-px
@@ -58,11 +57,9 @@ func png(_ bits: [[Bool]], scale: Int) -> [UInt8]? {
         for x in 0..<width where row[x / scale] { line[1 + x / 8] |= 0x80 >> UInt8(x % 8) }
         for _ in 0..<scale { raw += line }
     }
-    var size = compressBound(UInt(raw.count))
-    var packed = [UInt8](repeating: 0, count: Int(size))
-    guard compress2(&packed, &size, raw, UInt(raw.count), 9) == Z_OK else { return nil }
+    guard let packed = zlibStream(raw) else { return nil }
     let ihdr = be32(width) + be32(height) + [1, 0, 0, 0, 0]   // depth 1, greyscale, deflate, filters, no interlace
-    return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", Array(packed.prefix(Int(size)))) + chunk("IEND", [])
+    return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", packed) + chunk("IEND", [])
 }
 
 func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
@@ -70,7 +67,7 @@ func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), 
 /// A PNG chunk: length, type, data, the CRC-32 of type and data.
 func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
     let body = Array(type.utf8) + data
-    return be32(data.count) + body + be32(Int(crc32(0, body, UInt32(body.count))))
+    return be32(data.count) + body + be32(Int(crc32(body)))
 }
 
 /// A PNG in an ICO container (one image; PNG inside ICO is what every browser reads).

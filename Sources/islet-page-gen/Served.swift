@@ -43,6 +43,14 @@ struct ServedLine: Equatable {
                 throw AssetError(place, "a `*` (one per language) is for one immutable line serving words.js alone")
             }
             if lines.contains(where: { $0.address == address }) { throw AssetError(place, "\(address) is served twice") }
+            for claim in words.dropFirst(2) where claim.contains(":") {
+                let parts = claim.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2, parts[0] == "words.js", !parts[1].isEmpty,
+                      parts[1].utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x5F }),
+                      extensionOf(address) == "js" else {
+                    throw AssetError(place, "`\(claim)`: a claim is `words.js:PREFIX` (small letters, digits, '_'), in a script's line")
+                }
+            }
             lines.append(ServedLine(address: address, immutable: immutable, files: Array(words.dropFirst(2)), line: i + 1))
         }
         return lines
@@ -106,9 +114,17 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
         let name = line.files[0]
         guard let source = sources[name] else { throw AssetError("\(servedFile):\(line.line)", "no file \(name) in Assets") }
         used.insert(name)
-        let page = try sources["index.html"].map { s throws(AssetError) in try assetText(s.path, s.bytes) } ?? ""
-        let words = try splitWords(try assetText(source.path, source.bytes), pattern: line.address, file: source.path, shown: shownWords(page))
+        // What the page's markup says, and the markup a script brings (settings.js's card), which
+        // that script reads back when it puts it in place.
+        var markup = ""
+        for (name, s) in sources.sorted(by: { $0.key < $1.key }) where name == "index.html" || (name.hasSuffix(".js") && name != line.files[0]) {
+            markup += try assetText(s.path, s.bytes) + "\n"
+        }
+        let claims = served.flatMap(\.files).filter { $0.hasPrefix(name + ":") }.map { String($0.dropFirst(name.count + 1)) }
+        let words = try splitWords(try assetText(source.path, source.bytes), pattern: line.address, file: source.path,
+                                   shown: shownWords(markup), claimed: claims)
         replaced[name] = words.base
+        for c in claims { replaced[name + ":" + c] = words.english(c) }
         split += words.others.map { (line, $0.address, asServed($0.text, ext: "js")) }
     }
     for (line, address, given) in split + jobs {
@@ -118,6 +134,10 @@ func makePage(_ served: [ServedLine], sources: [String: PageSource], servedFile:
         var bytes: [UInt8] = []
         var text: String? = given
         for name in line.files where given == nil {
+            if let claimed = replaced[name], name.contains(":") {   // words.js:PREFIX, made above
+                text = (text ?? "") + asServed(claimed, ext: ext)
+                continue
+            }
             guard let source = sources[name] else { throw AssetError(place, "no file \(name) in Assets, nor an icon islet-page-gen draws") }
             used.insert(name)
             if kind.text {

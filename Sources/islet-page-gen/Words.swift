@@ -8,6 +8,16 @@
 struct SplitWords {
     let base: String
     let others: [(lang: String, address: String, text: String)]
+    /// Each claimed key's English, in words.js's order (the keys `shown` gives are not here).
+    var claimed: [(key: String, english: String)] = []
+
+    /// The script that hands the English of the keys starting with `prefix` to the page's words,
+    /// for a line of served.txt that serves `words.js:PREFIX` (the script that uses them, loaded
+    /// later, carries them).
+    func english(_ prefix: String) -> String {
+        let mine = claimed.filter { $0.key.hasPrefix(prefix) }
+        return "ISLET_WORDS.add(\"en\", {\n" + mine.map { "\($0.key): \"\($0.english)\"" }.joined(separator: ",\n") + "\n});\n"
+    }
 }
 
 /// `text` (words.js) split for `pattern` (served.txt's address with one `*`, `/words-*.js`): the
@@ -18,8 +28,9 @@ struct SplitWords {
 ///
 /// A key whose English `shown` holds (the page's own element says it, `shownWords`) leaves an
 /// empty line in `base`: the script reads it from the element (behaviour.js, `harvest`), so a
-/// first load does not carry those words twice.
-func splitWords(_ text: String, pattern: String, file: String, shown: [String: String] = [:]) throws(AssetError) -> SplitWords {
+/// first load does not carry those words twice. A key starting with one of `claimed` (served.txt's
+/// `words.js:PREFIX`) leaves an empty line too: its English goes with the script that uses it.
+func splitWords(_ text: String, pattern: String, file: String, shown: [String: String] = [:], claimed: [String] = []) throws(AssetError) -> SplitWords {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     guard let langsAt = lines.firstIndex(where: { $0.hasPrefix("langs: [") }) else { throw AssetError(file, "no line `langs: [\"en\", ...],`") }
     let langs = quotedStrings(lines[langsAt])
@@ -33,6 +44,7 @@ func splitWords(_ text: String, pattern: String, file: String, shown: [String: S
     var base = lines
     var parts: [[String]] = Array(repeating: [], count: langs.count - 1)
     var keys: [String] = []
+    var english: [(key: String, english: String)] = []
     for i in (open + 1)..<close {
         let line = lines[i]
         guard let colon = line.firstIndex(of: ":"), line[line.index(after: colon)...].hasPrefix(" \""),
@@ -45,8 +57,11 @@ func splitWords(_ text: String, pattern: String, file: String, shown: [String: S
             throw AssetError("\(file):\(i + 1)", "\(line[..<colon]) has \(words.count) parts, not one per language (\(langs.count))")
         }
         guard !words.contains("") else { throw AssetError("\(file):\(i + 1)", "\(line[..<colon]) has an empty part (every language has its words)") }
-        keys.append(String(line[..<colon]))
-        base[i] = shown[String(line[..<colon])] == words[0] ? "" : "\(line[..<colon]): \"\(words[0])\"\(body.comma ? "," : "")"
+        let key = String(line[..<colon])
+        keys.append(key)
+        let isShown = shown[key] == words[0], isClaimed = claimed.contains { key.hasPrefix($0) }
+        if isClaimed, !isShown { english.append((key, words[0])) }
+        base[i] = isShown || isClaimed ? "" : "\(key): \"\(words[0])\"\(body.comma ? "," : "")"
         for j in 1..<langs.count { parts[j - 1].append(words[j]) }
     }
     let map = zip(langs.dropFirst(), addresses).map { "\"\($0)\": \"\($1)\"" }.joined(separator: ", ")
@@ -56,7 +71,7 @@ func splitWords(_ text: String, pattern: String, file: String, shown: [String: S
         out += zip(keys, parts[j]).map { "\($0): \"\($1)\"" }.joined(separator: ",\n")
         return (lang: lang, address: addresses[j], text: out + "\n});\n")
     }
-    return SplitWords(base: base.joined(separator: "\n"), others: others)
+    return SplitWords(base: base.joined(separator: "\n"), others: others, claimed: english)
 }
 
 /// The English the page's HTML gives each `data-w` key, where the browser reads it back exactly:

@@ -92,4 +92,28 @@ struct WordsTests {
         let other = try { () throws(AssetError) in try splitWords(Self.words, pattern: "/words-*.js", file: "words.js", shown: ["go": "Go!"]) }()
         #expect(other.base.contains("go: \"Go\","))
     }
+
+    @Test("served.txt's `words.js:PREFIX`: those keys' English leaves the page's script for the script that claims them; other languages keep them")
+    func claimed() throws {
+        let lines = try ServedLine.parse("/app.js immutable words.js b.js\n/later.js immutable words.js:f later.js\n/words-*.js immutable words.js\n",
+                                         file: "served.txt")
+        // later.js brings markup that says `go` in English: that key is read back from it, not claimed again.
+        let later = "x.insertAdjacentHTML(\"beforeend\", '<b data-w=\"go\">Go</b>');\n"
+        let sources = ["words.js": PageSource(path: "Assets/words.js", bytes: Array(Self.words.utf8)),
+                       "b.js": PageSource(path: "Assets/b.js", bytes: Array("b\n".utf8)),
+                       "later.js": PageSource(path: "Assets/later.js", bytes: Array(later.utf8))]
+        let page = try makePage(lines, sources: sources, servedFile: "served.txt", compress: { _ in nil })
+        let app = try #require(page.first { $0.address == "/app.js" }).text ?? ""
+        let claim = try #require(page.first { $0.address == "/later.js" }).text ?? ""
+        let es = try #require(page.first { $0.address == "/words-es.js" }).text ?? ""
+        #expect(!app.contains("left") && !app.contains("go:") && app.contains("url:\"See http://a.b/c\""), "\(app)")
+        #expect(claim.hasPrefix("ISLET_WORDS.add(\"en\",{\nfill:\"{n} left\"\n});\n"),
+                "\(claim)")
+        #expect(claim.contains("insertAdjacentHTML") && !claim.contains("go:"), "\(claim)")
+        #expect(es.contains("fill:\"quedan {n}\"") && es.contains("go:\"Ir\""), "\(es)")
+        for bad in ["/x.js immutable words.js: b.js\n", "/x.js immutable other.js:f b.js\n", "/x.css immutable words.js:f\n",
+                    "/x.js immutable words.js:F b.js\n", "/x.js immutable words.js:a:b b.js\n"] {
+            #expect(throws: AssetError.self, "\(bad)") { try ServedLine.parse(bad, file: "served.txt") }
+        }
+    }
 }

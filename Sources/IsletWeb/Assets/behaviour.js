@@ -15,10 +15,18 @@ const ROW_ERR_MS = 4000;
 // Words
 // The English of a key the page's own elements say is not repeated in the script (the build
 // leaves it out of words.js as served, Words.swift): read back from them, before any is needed.
+// A script that brings its own markup (settings.js) reads it back the same way, when it brings it.
 function harvest(root) {
-  root.querySelectorAll("[data-w]").forEach((e) => { if (!W.t[e.dataset.w]) W.t[e.dataset.w] = e.textContent; });
+  root.querySelectorAll("[data-w]").forEach((e) => { if (!W.t[e.dataset.w]) W.t[e.dataset.w] = e.textContent; else english(e.dataset.w, e.textContent); });
   root.querySelectorAll("template").forEach((x) => harvest(x.content));
 }
+// The English part of `k`, where a language's words came before it (a key only a later script's
+// markup says: its words file may have come first).
+function english(k, s) {
+  const e = W.t[k].split("|");
+  if (!e[0]) { e[0] = s; W.t[k] = e.join("|"); }
+}
+W.harvest = harvest;
 harvest(document);
 function load(k) { try { return localStorage.getItem(k); } catch (e) { return null; } }
 function save(k, v) { try { localStorage.setItem(k, v); } catch (e) { /* private mode */ } }
@@ -38,13 +46,15 @@ function t(key, other) {
   return e[W.langs.indexOf(lang)] || e[0];
 }
 // A language's words, from the file the build made for it (islet-page-gen splits words.js):
-// each key's part for that language put at its place, the rest English (t's fallback).
+// each key's part for that language put at its place, the rest English (t's fallback). English
+// too, from a script loaded later with the words only it uses (settings.js: served.txt's
+// `words.js:s_`): a key the page has no English for yet is kept, its English comes after.
 W.add = (l, words) => {
   const i = W.langs.indexOf(l);
-  if (i < 1) return;
+  if (i < 0) return;
   for (const k of Object.keys(words)) {
-    if (!Object.hasOwn(W.t, k) || typeof words[k] !== "string") continue;
-    const e = W.t[k].split("|");
+    if (typeof words[k] !== "string") continue;
+    const e = (Object.hasOwn(W.t, k) ? W.t[k] : "").split("|");
     e[i] = words[k];
     W.t[k] = Array.from(e, (x) => x || "").join("|");
   }

@@ -7,6 +7,33 @@
 // running ones. A read-only page shows the values, every field disabled, without reset or backup.
 (() => {
 const W = ISLET_WORDS, $ = (id) => document.getElementById(id);
+// The card's body, put in place when this script first runs (the card's first open), so a
+// closed card costs a first load nothing. Its elements' English is read back from them, as the
+// page's own is (the build leaves those words out of the page's script).
+$("settings-open").insertAdjacentHTML("beforeend", [
+  '<p class="hint" data-w="s_where">Kept on the display, over its config file. Reset gives back the file’s value.</p>',
+  '<form id="settings-form" autocomplete="off" novalidate>',
+  '<div id="settings-fields"></div>',
+  '</form>',
+  '<p class="hint"><span data-w="s_file_only">Only the config file sets these</span>: <span id="settings-file-only" dir="ltr"></span></p>',
+  '<div class="tools">',
+  '<label><input type="checkbox" id="settings-activities"> <span data-w="s_with_activities">Include running activities</span></label>',
+  '<button type="button" id="settings-backup" data-w="s_backup">Download backup</button>',
+  '<button type="button" id="settings-restore-btn" data-w="s_restore">Restore a backup</button>',
+  '<input type="file" id="settings-restore" accept="application/json,.json" class="vh" tabindex="-1" aria-hidden="true">',
+  '<a id="settings-download" download="islet-settings.json" href="#" hidden>backup</a>',
+  '</div>',
+  '<p id="settings-result" role="status" aria-live="polite" dir="auto"></p>',
+  '<template id="set-row">',
+  '<div class="set-row">',
+  '<label class="set-label"></label>',
+  '<div class="set-line"><span class="set-input"></span><button type="button" class="set-reset" data-w="s_reset">Use the file’s</button></div>',
+  '<p class="hint set-info"><span class="set-source"></span> <span class="set-accepts" dir="auto"></span></p>',
+  '<p class="err set-error" role="alert" dir="auto"></p>',
+  '</div>',
+  '</template>'
+].join(""));
+W.harvest($("settings-open"));
 // A chosen file is read only up to this; the daemon's own bound is 16 KiB (it names it).
 // A backup's bound (SettingsDocument.maximumBackupBytes), as isletctl's.
 const MAX_UPLOAD = 16 * 1024;
@@ -186,6 +213,7 @@ async function restore(file) {
   }
 }
 
+$("settings-open").querySelectorAll("[data-w]").forEach((e) => setText(e, t(e.dataset.w)));
 // Each field is sent on its own change; the form is never submitted.
 $("settings-form").addEventListener("submit", (ev) => ev.preventDefault());
 $("settings-open").addEventListener("toggle", () => { if ($("settings-open").open) load(); });
