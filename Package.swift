@@ -60,8 +60,12 @@ let package = Package(
         // The leaf: 1-bit page-packed frames, panel sizes, and the one hex codec and string escaper;
         // no C, no other Islet module.
         .target(name: "IsletFrame", swiftSettings: strict),
+        // The pill's icons: their art (text rows, `#` lit, one drawing per size), their masks and
+        // the one way they are drawn into a frame. No C and no generated code, so the page's build
+        // tool draws the home-screen icons with it as IsletRender draws the pill's.
+        .target(name: "IsletIcons", dependencies: ["IsletFrame"], swiftSettings: strict),
         .target(name: "IsletRender",
-                dependencies: ["IsletCore", "IsletFrame", "IsletSystem", "IsletErrno", "CFreeType", "CFriBidi", "CPNG", "CPNGEncode"],
+                dependencies: ["IsletCore", "IsletFrame", "IsletIcons", "IsletSystem", "IsletErrno", "CFreeType", "CFriBidi", "CPNG", "CPNGEncode"],
                 exclude: ["Localization"],
                 swiftSettings: strict,
                 plugins: ["IsletStringsPlugin"]),
@@ -72,11 +76,12 @@ let package = Package(
         .plugin(name: "IsletStringsPlugin", capability: .buildTool(),
                 dependencies: ["islet-strings-gen"]),
         // Build-time only: IsletWeb's page as served (docs/WEB.md "Delivery"): the Assets files
-        // joined as Assets/served.txt says, the icons drawn from the pill's own art (read from
-        // IsletRender's source: SwiftPM builds a plugin's tool without running build-tool plugins
-        // on its dependencies, so it cannot link IsletRender, whose strings are generated),
-        // names with each content's hash, gzip and PNG data made once here by libdeflate.
-        .executableTarget(name: "islet-page-gen", dependencies: ["IsletFrame", "IsletSystem", "CDeflate"], swiftSettings: strict),
+        // joined as Assets/served.txt says, the home-screen icons drawn by IsletIcons (the pill's
+        // own icon, drawn as the renderer draws it; IsletRender itself, whose strings a build-tool
+        // plugin generates, cannot be a plugin tool's dependency: SwiftPM runs no build-tool
+        // plugins for a tool), names with each content's hash, gzip and PNG data made once here
+        // by libdeflate.
+        .executableTarget(name: "islet-page-gen", dependencies: ["IsletFrame", "IsletIcons", "IsletSystem", "CDeflate"], swiftSettings: strict),
         .plugin(name: "IsletPagePlugin", capability: .buildTool(), dependencies: ["islet-page-gen"]),
         .target(name: "IsletErrno", swiftSettings: strict),
         .target(name: "IsletDisplay", dependencies: ["IsletFrame", "IsletErrno", "IsletSystem"], swiftSettings: strict),
@@ -126,7 +131,7 @@ let package = Package(
                 swiftSettings: strict,
                 plugins: ["IsletPagePlugin"]),
         .target(name: "IsletDaemon",
-                dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletRender", "IsletDisplay", "IsletLinux",
+                dependencies: ["IsletWeb", "IsletCore", "IsletFrame", "IsletIcons", "IsletRender", "IsletDisplay", "IsletLinux",
                                "IsletInput", "IsletSystem", "IsletErrno", "IsletProtocol", "IsletMQTT", "IsletSync",
                                "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletParts", "IsletNetwork"],
                 swiftSettings: strict),
@@ -143,7 +148,7 @@ let package = Package(
         // a replayer of the corpora in Tests/Fuzz.
         .executableTarget(name: "islet-fuzz",
                           dependencies: ["IsletDaemon", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletStore", "IsletClock", "IsletProtocol", "IsletSync", "IsletMQTT", "IsletCore", "IsletWeb",
-                                         "IsletRender", "IsletFrame", "IsletDisplay", "IsletSystem"],
+                                         "IsletRender", "IsletIcons", "IsletFrame", "IsletDisplay", "IsletSystem"],
                           swiftSettings: strict + [.unsafeFlags(["-parse-as-library"])]),
         // `make gallery`: writes the contact sheets of docs/gallery.
         .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem"], swiftSettings: strict),
@@ -154,7 +159,7 @@ let package = Package(
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletSyncTests", dependencies: ["IsletSync", "IsletCore", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletFrameTests", dependencies: ["IsletFrame"], swiftSettings: strict),
-        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletFrame", "IsletTestSupport", "CPNG"],
+        .testTarget(name: "IsletRenderTests", dependencies: ["IsletRender", "IsletIcons", "IsletFrame", "IsletTestSupport", "CPNG"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletDisplayTests", dependencies: ["IsletDisplay", "IsletFrame", "IsletRender", "IsletSystem", "IsletErrno", "IsletTestSupport"], swiftSettings: strict),
         .testTarget(name: "IsletInputTests", dependencies: ["IsletInput", "IsletCore"], swiftSettings: strict),
@@ -172,7 +177,7 @@ let package = Package(
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletNetwork", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem", "CZlib"], swiftSettings: strict),
-        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-page-gen", "IsletRender", "IsletSystem", "CZlib"], swiftSettings: strict),
+        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-page-gen", "IsletIcons", "IsletFrame", "IsletSystem", "CZlib"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

@@ -3,7 +3,7 @@ import Foundation
 
 /// Makes IsletWeb's page as served (`EmbeddedPage`, docs/WEB.md "Delivery") at build time from
 /// Sources/IsletWeb/Assets: served.txt says which address joins which files; the icons are drawn
-/// by the renderer. Adding a file to the page is one line of served.txt.
+/// as the renderer draws the pill's (IsletIcons, linked into the tool). Adding a file to the page is one line of served.txt.
 @main
 struct IsletPagePlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
@@ -12,14 +12,12 @@ struct IsletPagePlugin: BuildToolPlugin {
         // Every file but hidden ones (an editor's swap file): the tool refuses what it cannot name.
         let inputs = try FileManager.default.contentsOfDirectory(atPath: dir.path()).filter { !$0.hasPrefix(".") }.sorted()
             .map { dir.appending(path: $0) }
-        // The pill's icon art, drawn as the page's icons (islet-page-gen reads its rows).
-        let art = context.package.directoryURL.appending(path: "Sources/IsletRender/IconArtTimer.swift")
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedPage.swift")
         return [.buildCommand(
             displayName: "Making \(source.name)'s page (\(inputs.count) files, icons, gzip)",
             executable: try context.tool(named: "islet-page-gen").url,
-            arguments: [output.path(), art.path()] + inputs.map { $0.path() },
-            inputFiles: inputs + [art],
+            arguments: [output.path()] + inputs.map { $0.path() },
+            inputFiles: inputs,
             outputFiles: [output])]
     }
 }

@@ -1,4 +1,5 @@
 import IsletCore
+import IsletIcons
 import IsletProtocol
 import IsletRender
 

@@ -1,4 +1,5 @@
 import IsletFrame
+import IsletIcons
 
 /// A custom icon sent with a request (Home Assistant's `icon` field when it is not a name): a
 /// small 1-bit picture as base64 of a PBM (P1 or P4) or a PNG, exactly 12×12, 16×16 or 32×32.

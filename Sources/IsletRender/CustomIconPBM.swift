@@ -1,3 +1,4 @@
+import IsletIcons
 /// PBM (Netpbm's 1-bit format) as a custom icon: P1 (digits) or P4 (packed bits); `1` is lit,
 /// as in the PBM files Islet writes. One picture per file: anything after it but white space
 /// is refused, not ignored.

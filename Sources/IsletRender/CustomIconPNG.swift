@@ -1,4 +1,5 @@
 import CPNG
+import IsletIcons
 
 /// PNG as a custom icon, through libpng's simplified reader. Any colour type and bit depth is
 /// read as 8-bit grey plus alpha (libpng's conversion); a pixel is lit when its grey is at

@@ -1,4 +1,5 @@
 import IsletFrame
+import IsletIcons
 
 /// The icons' contact sheets (`make gallery`): every icon at every drawn size, and each panel
 /// size with an icon where the compact presentation puts it, so the art is reviewed as drawn.

@@ -1,5 +1,6 @@
 import IsletFrame
 import IsletCore
+import IsletIcons
 
 /// One frame of a single activity described by `isletctl render`'s flags: the request, its
 /// parser and the scene it stands for (the gallery and the tests draw through it too). The

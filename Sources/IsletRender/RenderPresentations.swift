@@ -1,6 +1,7 @@
 import IsletFrame
 @preconcurrency import CFreeType
 import IsletCore
+import IsletIcons
 
 /// The four presentations and their parts (icon, progress bar, info row, cycle line).
 extension RenderState {

@@ -1,6 +1,7 @@
 import IsletFrame
 @preconcurrency import CFreeType
 import IsletCore
+import IsletIcons
 
 /// The time's digits, the labels (shaped once, cached) and the pixels they are drawn with.
 extension RenderState {
@@ -202,17 +203,7 @@ extension RenderState {
 
     /// Draws `icon` as drawn for `size` (never scaled), its top-left corner at (x, y).
     func drawIcon(_ icon: IconImage, size: IconSize, x: Int, y: Int, dotted: Bool, _ f: inout Bitmap) {
-        let rows = icon.rows(size)
-        for ry in rows.indices {
-            var m = rows[ry]
-            let py = y + ry
-            while m != 0 {
-                let bit = m.trailingZeroBitCount
-                m &= m - 1
-                let px = x + bit
-                if !dotted || (px + py) & 1 == 0 { f[px, py] = true }
-            }
-        }
+        f.draw(icon, size: size, x: x, y: y, dotted: dotted)
     }
 
     /// A one-pixel progress line: solid for the elapsed part, a dotted track for the rest.

@@ -1,3 +1,4 @@
+import IsletIcons
 import IsletSystem
 import IsletFrame
 @preconcurrency import CFreeType

@@ -1,5 +1,6 @@
 // The custom-icon decoder (IsletRender's CustomIcon): a PNG or PBM from a request, as bytes
 // and as the base64 text a request carries.
+import IsletIcons
 import IsletRender
 
 enum IconTarget {

@@ -1,60 +1,36 @@
-// The page's icons, drawn at build time from the pill's own art (the meditation icon as the timer
-// shows it, its rows read from IsletRender's IconArtTimer.swift, where `#` is lit): white on
-// black like the glass, each art pixel a square. A test holds the rows read here equal to
-// `Icon.meditation.art`, so the page's icon is the pill's.
+// The page's icons, drawn at build time by the pill's own drawing (IsletIcons: the meditation
+// icon's masks, `Bitmap.draw` as every presentation draws an icon): white on black like the
+// glass, each pixel of the frame a square of the PNG.
+import IsletFrame
+import IsletIcons
 
-/// File name → bytes: the home-screen icons (192 and 512 px: the 32-px art on a 64-px field, so
+/// File name → bytes: the home-screen icons (192 and 512 px: the 32-px icon on a 64-px frame, so
 /// it lies inside the middle 80 % a launcher may crop to a circle), the tab's icon (the 16-px
-/// art at 32 px) and the same as /favicon.ico. A build that cannot read the art stops, named.
-func drawnIcons(_ source: String, file: String) -> [String: [UInt8]] {
-    do throws(AssetError) {
-        let large = try artRows(source, icon: "meditationArt", size: "large", file: file)
-        let medium = try artRows(source, icon: "meditationArt", size: "medium", file: file)
-        let home = field(large, side: 64)
-        let tab = field(medium, side: 16)
-        guard let p192 = png(home, scale: 3), let p512 = png(home, scale: 8), let p32 = png(tab, scale: 2) else {
-            fail("zlib could not compress the page's icons")
-        }
-        return ["icon-192.png": p192, "icon-512.png": p512, "favicon.png": p32, "favicon.ico": ico(p32, side: 32)]
-    } catch {
-        fail(error.description)
+/// icon at 32 px) and the same as /favicon.ico. A build whose icons cannot be made stops, named.
+func drawnIcons() -> [String: [UInt8]] {
+    let (home, tab) = iconFrames()
+    guard let p192 = png(home, scale: 3), let p512 = png(home, scale: 8), let p32 = png(tab, scale: 2) else {
+        fail("libdeflate could not compress the page's icons")
     }
+    return ["icon-192.png": p192, "icon-512.png": p512, "favicon.png": p32, "favicon.ico": ico(p32, side: 32)]
 }
 
-/// The rows of `static let ICON = IconArt(… SIZE: ["…", …] …)` in `source`, each of '.' and '#',
-/// as many rows as columns (12, 16 or 32).
-func artRows(_ source: String, icon: String, size: String, file: String) throws(AssetError) -> [[Bool]] {
-    guard let start = source.firstRange(of: "static let \(icon) = IconArt(") else { throw AssetError(file, "no `static let \(icon) = IconArt(`") }
-    let rest = source[start.upperBound...]
-    guard let open = rest.firstRange(of: "\(size): ["), let close = rest[open.upperBound...].firstIndex(of: "]") else {
-        throw AssetError(file, "\(icon) has no `\(size): [` rows")
-    }
-    let rows = rest[open.upperBound..<close].split(separator: "\"", omittingEmptySubsequences: false).enumerated()
-        .filter { $0.offset % 2 == 1 }.map { $0.element }
-    let side = ["small": 12, "medium": 16, "large": 32][size] ?? 0
-    guard rows.count == side, rows.allSatisfy({ $0.count == side && $0.allSatisfy { $0 == "." || $0 == "#" } }) else {
-        throw AssetError(file, "\(icon).\(size) is not \(side) rows of \(side) '.' or '#'")
-    }
-    return rows.map { $0.map { $0 == "#" } }
+/// The home-screen frame (64 px, the large icon at 16, 16) and the tab's (16 px, the medium icon).
+func iconFrames() -> (home: Bitmap, tab: Bitmap) {
+    var home = Bitmap(width: 64, height: 64)
+    home.draw(Icon.meditation.image, size: .large, x: 16, y: 16)
+    var tab = Bitmap(width: 16, height: 16)
+    tab.draw(Icon.meditation.image, size: .medium, x: 0, y: 0)
+    return (home, tab)
 }
 
-/// `art` centred on a black square of `side` pixels.
-func field(_ art: [[Bool]], side: Int) -> [[Bool]] {
-    var b = [[Bool]](repeating: [Bool](repeating: false, count: side), count: side)
-    let at = (side - art.count) / 2
-    for (y, row) in art.enumerated() {
-        for (x, lit) in row.enumerated() where lit { b[at + y][at + x] = true }
-    }
-    return b
-}
-
-/// A 1-bit greyscale PNG of `bits` (lit white), each pixel `scale`×`scale`.
-func png(_ bits: [[Bool]], scale: Int) -> [UInt8]? {
-    let width = (bits.first?.count ?? 0) * scale, height = bits.count * scale
+/// A 1-bit greyscale PNG of `frame` (lit white), each pixel `scale`×`scale`.
+func png(_ frame: Bitmap, scale: Int) -> [UInt8]? {
+    let width = frame.width * scale, height = frame.height * scale
     var raw: [UInt8] = []
-    for row in bits {
+    for y in 0..<frame.height {
         var line = [UInt8](repeating: 0, count: 1 + (width + 7) / 8)   // filter 0 (None), then the bits
-        for x in 0..<width where row[x / scale] { line[1 + x / 8] |= 0x80 >> UInt8(x % 8) }
+        for x in 0..<width where frame[x / scale, y] { line[1 + x / 8] |= 0x80 >> UInt8(x % 8) }
         for _ in 0..<scale { raw += line }
     }
     guard let packed = zlibStream(raw) else { return nil }

@@ -1,9 +1,9 @@
 // Build-time tool: IsletWeb's page as served (docs/WEB.md "Delivery"). Reads the Assets files and
-// served.txt, draws the icons with the renderer, and writes `PageAssets.embedded`: each address's
-// bytes, its content hash, its name with that hash, and its gzip made here once by zlib, so
-// isletd compresses nothing at run time and reads no files.
-// Usage: islet-page-gen OUTPUT.swift ICONART.swift ASSET...
-//   ICONART.swift: IsletRender's IconArtTimer.swift; ASSET: every file of Assets, served.txt among them.
+// served.txt, draws the icons with IsletIcons (the pill's own drawing), and writes
+// `PageAssets.embedded`: each address's bytes, its content hash, its name with that hash, and its
+// gzip made here once by libdeflate, so isletd compresses nothing at run time and reads no files.
+// Usage: islet-page-gen OUTPUT.swift ASSET...
+//   ASSET: every file of Assets, served.txt among them.
 import IsletFrame
 import IsletSystem
 
@@ -20,13 +20,11 @@ func readBytes(_ path: String, limit: Int) -> [UInt8] {
 }
 
 let args = CommandLine.arguments
-guard args.count >= 4 else { fail("usage: islet-page-gen OUTPUT.swift ICONART.swift ASSET...") }
+guard args.count >= 3 else { fail("usage: islet-page-gen OUTPUT.swift ASSET...") }
 var servedText: (path: String, bytes: [UInt8])?
 var sources: [String: PageSource] = [:]
-let artPath = args[2]
-let artText = String(decoding: readBytes(artPath, limit: 1 << 20), as: UTF8.self)
-for (name, bytes) in drawnIcons(artText, file: artPath) { sources[name] = PageSource(path: "(drawn by islet-page-gen)", bytes: bytes, drawn: true) }
-for path in args.dropFirst(3) {
+for (name, bytes) in drawnIcons() { sources[name] = PageSource(path: "(drawn by islet-page-gen)", bytes: bytes, drawn: true) }
+for path in args.dropFirst(2) {
     let name = path.split(separator: "/").last.map(String.init) ?? path
     let bytes = readBytes(path, limit: 1 << 20)
     if name == "served.txt" { servedText = (path, bytes); continue }

@@ -1,3 +1,4 @@
+@testable import IsletIcons
 import Testing
 import IsletRender
 import IsletTestSupport

@@ -1,3 +1,4 @@
+@testable import IsletIcons
 import Testing
 import IsletFrame
 import IsletCore

@@ -1,4 +1,5 @@
 import IsletFrame
+@testable import IsletIcons
 import Testing
 import IsletCore
 @testable import IsletRender

@@ -1,10 +1,9 @@
 import Testing
-import IsletRender
 import IsletSystem
 @testable import islet_page_gen
 
 /// islet-page-gen (issue 47 §5): served.txt, the hashed names, the rewriting of addresses, and
-/// the icons drawn from the pill's own art.
+/// the icons drawn as the pill draws its own (IconPNGTests).
 @Suite("making the page")
 struct ServedTests {
     static func source(_ s: String) -> PageSource { PageSource(path: "Assets/x", bytes: Array(s.utf8)) }
@@ -56,17 +55,6 @@ struct ServedTests {
         } catch {
             #expect(error.description == "served.txt: Assets/settings.js is served by no line (add it to a line, or remove it)")
         }
-    }
-
-    @Test("the page's icons are the pill's meditation art, read from IsletRender's source")
-    func art() throws {
-        let folder = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/"))
-        let text = String(decoding: try FileSystem.readFile(folder + "/Sources/IsletRender/IconArtTimer.swift").get(), as: UTF8.self)
-        for (size, name) in [(IconSize.large, "large"), (.medium, "medium")] {
-            let rows = try artRows(text, icon: "meditationArt", size: name, file: "IconArtTimer.swift")
-            #expect(rows.map { String($0.map { $0 ? "#" : "." }) } == Icon.meditation.art(size), "\(name)")
-        }
-        #expect(throws: AssetError.self) { try artRows("static let meditationArt = IconArt(large: [\"#.\"])", icon: "meditationArt", size: "large", file: "x") }
     }
 
     @Test("trimming: indentation out, a script's comment-only lines emptied, no line moved; untouched where it could change meaning")

@@ -8,7 +8,7 @@ public struct IconImage: Hashable, Sendable {
     let medium: [UInt32]
     let large: [UInt32]
 
-    init(small: [UInt32], medium: [UInt32], large: [UInt32]) {
+    package init(small: [UInt32], medium: [UInt32], large: [UInt32]) {
         self.small = small
         self.medium = medium
         self.large = large
@@ -45,7 +45,7 @@ public struct IconImage: Hashable, Sendable {
     }
 
     /// Text rows (`#` lit) as masks.
-    static func masks(_ art: [String]) -> [UInt32] {
+    package static func masks(_ art: [String]) -> [UInt32] {
         art.map { row in
             var m: UInt32 = 0
             for (x, c) in row.enumerated() where c == "#" && x < 32 { m |= 1 << UInt32(x) }
@@ -55,7 +55,7 @@ public struct IconImage: Hashable, Sendable {
 
     /// A custom icon that arrived at one size, with the other two sizes derived from it (see
     /// `resample`): a person sends one picture, the pill needs three.
-    init(single rows: [UInt32], size: IconSize) {
+    package init(single rows: [UInt32], size: IconSize) {
         func at(_ target: IconSize) -> [UInt32] {
             target == size ? rows : Self.resample(rows, from: size.pixels, to: target.pixels)
         }
@@ -68,7 +68,7 @@ public struct IconImage: Hashable, Sendable {
     ///   nearest neighbour would drop every other one at 32 → 16).
     /// - Larger: nearest neighbour, each target pixel takes the source pixel under its centre
     ///   (16 → 32 doubles every pixel).
-    static func resample(_ rows: [UInt32], from: Int, to: Int) -> [UInt32] {
+    package static func resample(_ rows: [UInt32], from: Int, to: Int) -> [UInt32] {
         var out = [UInt32](repeating: 0, count: to)
         if to < from {
             for sy in 0..<min(from, rows.count) {
@@ -87,5 +87,24 @@ public struct IconImage: Hashable, Sendable {
             }
         }
         return out
+    }
+}
+
+extension Bitmap {
+    /// `icon` at `size` with its top-left pixel at (`x`, `y`), lit pixels set (nothing cleared);
+    /// `dotted`: only the lit pixels where x + y is even (a stale activity's icon). What every
+    /// presentation draws an icon with, and the page's home-screen icons too.
+    public mutating func draw(_ icon: IconImage, size: IconSize, x: Int, y: Int, dotted: Bool = false) {
+        let rows = icon.rows(size)
+        for ry in rows.indices {
+            var m = rows[ry]
+            let py = y + ry
+            while m != 0 {
+                let bit = m.trailingZeroBitCount
+                m &= m - 1
+                let px = x + bit
+                if !dotted || (px + py) & 1 == 0 { self[px, py] = true }
+            }
+        }
     }
 }
