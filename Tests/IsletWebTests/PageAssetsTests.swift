@@ -69,12 +69,21 @@ struct PageAssetsTests {
         #expect(!served.contains { $0.address == "/app.js" && $0.files.contains("settings.js") }, "settings.js comes when its card opens")
         for line in served where !line.address.contains("*") && line.files.allSatisfy({ !$0.hasSuffix(".png") && !$0.hasSuffix(".ico") }) {
             let asset = try #require(PageAssets.find(line.address)?.asset)
-            let files = line.files.compactMap(Self.file)
-            #expect(files.count == line.files.count)
+            // A claim (`words.js:PREFIX`) is the English the build hands the script first, one
+            // `ISLET_WORDS.add("en", {…});` (checked by `claimedWords`); the files follow it.
+            let plain = line.files.filter { !$0.contains(":") }
+            let files = plain.compactMap(Self.file)
+            #expect(files.count == plain.count)
             var text = String(decoding: files.flatMap { $0 }, as: UTF8.self)
             for other in PageAssets.all where other.immutable { text = text.replacing("\"\(other.address)\"", with: "\"\(other.path)\"") }
             let source = text.split(separator: "\n", omittingEmptySubsequences: false)
-            let made = String(decoding: asset.identity, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            var madeText = Substring(String(decoding: asset.identity, as: UTF8.self))
+            for claim in line.files where claim.contains(":") {
+                let end = try #require(madeText.firstRange(of: "});\n"), "\(line.address): no \(claim) before its files")
+                #expect(madeText.hasPrefix("ISLET_WORDS.add(\"en\",{"), "\(line.address)")
+                madeText = madeText[end.upperBound...]
+            }
+            let made = madeText.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(made.count == source.count, "\(line.address): \(made.count) lines, its files \(source.count)")
             var bad: [Int] = []
             for (i, (m, f)) in zip(made, source).enumerated() {
@@ -107,6 +116,25 @@ struct PageAssetsTests {
             #expect(foreign.isEmpty, "/app.js holds \(lang)'s words of \(foreign.prefix(5))")
         }
         #expect(PageAssets.find("/words-en.js") == nil)
+    }
+
+    @Test("settings.js brings the English of every s_ key its markup does not say, as words.js says it; /app.js holds none of them")
+    func claimedWords() throws {
+        let text = String(decoding: try #require(Self.file("words.js")), as: UTF8.self)
+        let settings = String(decoding: try #require(Self.file("settings.js")), as: UTF8.self)
+        let english = text.split(separator: "\n").filter { $0.hasPrefix("s_") && $0.contains(": \"") }.map { l in
+            (key: String(l.split(separator: ":")[0]), en: String(l.split(separator: "\"")[1].split(separator: "|")[0]))
+        }
+        #expect(english.count >= 20)
+        let served = String(decoding: try #require(PageAssets.find("/settings.js")?.asset).identity, as: UTF8.self)
+        let app = String(decoding: try #require(PageAssets.find("/app.js")?.asset).identity, as: UTF8.self)
+        let page = String(decoding: try #require(PageAssets.page).identity, as: UTF8.self)
+        for (key, en) in english {
+            // Said by the card's markup (settings.js) or the page's: read back from the element.
+            let said = settings.contains("data-w=\"\(key)\">\(en)</") || page.contains("data-w=\"\(key)\">\(en)</")
+            #expect(served.contains("\n\(key):\"\(en)\"") != said, "\(key): in settings.js's words \(!said), said by markup \(said)")
+            #expect(!app.contains("\(key):"), "/app.js holds \(key)")
+        }
     }
 
     @Test("a hashed name is its address with the first 12 hex digits of the FNV-1a 64 of its bytes; the page names only hashed ones")
