@@ -86,7 +86,13 @@ public final class Daemon {
             lifecycle.stop()
         }
         try loop.register(book.completionsFD) { [unowned self] _ in takeWriteCompletions() }
-        try loop.register(settings.completionsFD) { [unowned self] _ in settings.takeWrites() }
+        try loop.register(settings.completionsFD) { [unowned self] _ in
+            // A failed write is undone: the last saved settings go back in force.
+            if let undone = settings.takeWrites() {
+                _ = putInForce(undone)
+                announce()
+            }
+        }
         for p in parts { try p.attach(to: loop, inbox: self) }
         if panel.readsKeys {
             do { try loop.register(.standardInput) { [unowned self] _ in handleKey() } }

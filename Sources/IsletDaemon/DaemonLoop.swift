@@ -149,7 +149,7 @@ extension Daemon {
         for p in parts { p.save(into: book) }
         book.finishWrites()
         settings.shutdown()
-        settings.takeWrites()
+        _ = settings.takeWrites()   // the answers go out; nothing is put in force at the stop
         takeWriteCompletions()
         releaseAnswers()
         panel.shutdown()

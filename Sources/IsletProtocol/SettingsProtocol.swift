@@ -112,7 +112,7 @@ public struct SettingsReport: Codable, Hashable, Sendable {
     public var path: String
     /// `settings_export`: the backup file's text.
     public var backup: String?
-    /// The last write of settings.json failed (the values stay in force until a restart).
+    /// The last write of settings.json failed (its change was undone: the last saved values are in force).
     public var writeError: String?
 
     public init(entries: [SettingsEntry], fileOnly: [String], path: String, backup: String? = nil, writeError: String? = nil) {

@@ -52,16 +52,31 @@ struct SettingsDurableTests {
         #expect(overlay(d) == ["session.cycles": "3"])
     }
 
-    /// A write that fails answers every request it held with its error (the path and the call).
-    @Test func aFailedWriteIsTheAnswer() throws {
+    /// A write that fails answers every request it held with its error (the path and the call),
+    /// and is undone: the settings in force are the last saved, as a store_failed of the book's.
+    @Test func aFailedWriteIsTheAnswerAndIsUndone() throws {
         let d = try InProcessDaemon()
         defer { d.stop() }
+        func minutes() throws -> (String?, String?) {
+            let keys = ((try d.request(#"{"op":"settings"}"#)?["settings"] as? [String: Any])?["keys"] as? [[String: Any]]) ?? []
+            let e = keys.first { $0["key"] as? String == "session.minutes" }
+            return (e?["value"] as? String, e?["source"] as? String)
+        }
+        #expect(try d.request(#"{"op":"settings_set","key":"session.minutes","value":"7"}"#)?["ok"] as? Bool == true)
         d.disk.failing.withLock { $0 = true }
         let r = try d.request(#"{"op":"settings_set","key":"session.minutes","value":"9"}"#)
         #expect(errorCode(r) == "store_failed", "\(String(describing: r))")
         let message = ((r?["error"] as? [String: Any])?["message"] as? String) ?? ""
-        #expect(message.contains(d.dir + "/state/settings.json") && message.contains("fsync"), "\(message)")
+        #expect(message.contains(d.dir + "/state/settings.json") && message.contains("fsync") && message.hasSuffix("the settings in force are the last saved"),
+                "\(message)")
+        let back = try minutes()
+        #expect(back.0 == "7" && back.1 == "page", "the last saved value is in force again: \(back)")
         d.disk.failing.withLock { $0 = false }
+        // A toggle starts the session in force: 7 minutes, not the 9 that was never saved.
+        let toggled = try d.request(#"{"op":"toggle"}"#)
+        #expect(toggled?["ok"] as? Bool == true, "\(String(describing: toggled))")
+        let remaining = ((try d.request(#"{"op":"status"}"#)?["activities"] as? [[String: Any]])?.first?["remaining_seconds"] as? Double) ?? 0
+        #expect(remaining > 7 * 60 - 5 && remaining <= 7 * 60, "\(remaining)")
         #expect(try d.request(#"{"op":"settings_set","key":"session.minutes","value":"10"}"#)?["ok"] as? Bool == true)
         #expect(overlay(d)?["session.minutes"] == "10")
     }

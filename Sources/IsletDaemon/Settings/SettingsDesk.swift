@@ -28,9 +28,15 @@ final class SettingsDesk {
     private var nowMs: Int64 = 0
     /// Every write up to this generation has landed or failed.
     private(set) var durable: UInt64 = 0
-    /// The generations whose write failed, and why: the last few (a write is at most one per
-    /// 500 ms, so they cover far longer than an answer waits).
-    private var failed: [(from: UInt64, to: UInt64, error: String)] = []
+    /// The generations whose write failed, and why, and whether that undid them (nothing newer
+    /// was waiting): the last few (a write is at most one per 500 ms, so they cover far longer
+    /// than an answer waits).
+    private var failed: [(from: UInt64, to: UInt64, error: String, undone: Bool)] = []
+    /// The values settings.json holds: what a failed write goes back to.
+    private var onDisk: [String: String] = [:]
+    /// The values of the last few writes asked for, newest last (the writer writes the newest it
+    /// has when it starts, so an older one is never what a completion names once it is not here).
+    private var asked: [(generation: UInt64, values: [String: String])] = []
     /// The answer to a change, made once per change however many requests wait for it.
     private var cached: ControlResponse?
 
@@ -54,6 +60,7 @@ final class SettingsDesk {
                 let read = try SettingsDocument.overlay(bytes)
                 do { _ = try file.applying(page: read) } catch { throw SettingsDocument.Problem("\(error)") }
                 values = read
+                onDisk = read
             } catch { moveAside(error.message) }
         }
     }
@@ -153,29 +160,47 @@ final class SettingsDesk {
         do { generation = try writer.submit(SettingsDocument.encodeOverlay(next)) }
         catch { throw ProtocolError("store_failed", "the page's settings could not be saved: \(error)") }
         values = next
+        asked.append((generation, next))
+        if asked.count > 16 { asked.removeFirst(asked.count - 16) }
         cached = nil
         log.limited(.info, topic: "page-settings", intervalMs: 1000, nowMs: nowMs, "page settings: \(what)")
         return Outcome(response: ControlResponse(ok: true), config: config, settingsWrite: generation)
     }
 
-    /// Takes the writer's finished writes: how far the disk has come, and which failed.
-    func takeWrites() {
+    /// Takes the writer's finished writes: how far the disk has come, and which failed. A failed
+    /// write with nothing newer waiting is undone: the values go back to what settings.json
+    /// holds, and the config to put in force for them is returned (as the book rolls a change
+    /// back when the state file cannot hold it: an answer of `store_failed` changed nothing).
+    func takeWrites() -> DaemonConfig? {
+        var undo = false
         for done in writer.takeCompletions() where done.generation > durable {
+            let latest = asked.last?.generation ?? 0
             if let e = done.error {
-                failed.append((durable + 1, done.generation, e))
+                let undone = done.generation >= latest
+                failed.append((durable + 1, done.generation, e, undone))
                 if failed.count > 64 { failed.removeFirst(failed.count - 64) }
+                undo = undone
+            } else {
+                if let wrote = asked.last(where: { $0.generation == done.generation }) { onDisk = wrote.values }
+                undo = false
             }
+            asked.removeAll { $0.generation <= done.generation }
             durable = done.generation
             cached = nil
         }
+        guard undo, values != onDisk else { return nil }
+        log.warning("page settings could not be saved to \(path): the last saved ones are back in force")
+        values = onDisk
+        return inForce
     }
 
     /// The answer to a change whose write (`generation`) has landed: the settings in force, or
-    /// the write's error. The value stays in force (the daemon runs with it) until a restart.
+    /// the write's error, and whether the change was undone (a newer change, still to be
+    /// written, is in force otherwise).
     func answer(afterWrite generation: UInt64) -> ControlResponse {
         if let f = failed.last(where: { $0.from <= generation && generation <= $0.to }) {
             return .failure(ProtocolError("store_failed", "the page's settings could not be saved to \(path): \(f.error); "
-                + "the change is in force until a restart, and is lost then"))
+                + (f.undone ? "the settings in force are the last saved" : "a later change is being saved")))
         }
         if let cached { return cached }
         let r = respond()
@@ -188,7 +213,7 @@ final class SettingsDesk {
         let writeError = writer.progress.lastError
         if let e = writeError {
             log.limited(.warning, topic: "page-settings-write", nowMs: nowMs, distinct: true,
-                        "page settings could not be saved to \(path): \(e); they stay in force until a restart")
+                        "page settings could not be saved to \(path): \(e); the last saved ones are in force")
         }
         var r = ControlResponse(ok: true)
         r.settings = SettingsReport(entries: (config ?? inForce).settingsEntries(file: file), fileOnly: SettingsDocument.fileOnly,
