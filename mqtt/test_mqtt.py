@@ -266,6 +266,58 @@ class CommandGuarantees(MQTTCase):
         # The state is still published: a read-only display.
         self.assertIn(d.topic("activity/meditation"), self.broker.retained([d.topic("#")]))
 
+    def test_settings_ops_over_the_command_topic(self):
+        """docs/WEB.md "Settings": the settings ops are control requests, over MQTT too with
+        `commands = on` (the same parser, the same answers, answered once settings.json holds
+        the change); `commands = off` refuses them as every other command."""
+        d = self.daemon()
+        responses = self.broker.listen([d.topic("response")])
+        self.addCleanup(responses.stop)
+
+        def ask(req):
+            mark = responses.mark()
+            self.broker.pub(d.topic("command"), json.dumps(req))
+            m = responses.wait_for(lambda m: json.loads(m.payload).get("request_id") == req["request_id"], timeout=5, start=mark)
+            self.assertIsNotNone(m, f"no answer to {req}")
+            return json.loads(m.payload)
+
+        def contrast():
+            keys = d.request({"op": "settings"})["settings"]["keys"]
+            e = next(k for k in keys if k["key"] == "display.contrast")
+            return e["value"], e["source"]
+
+        r = ask({"op": "settings_set", "key": "display.contrast", "value": "77", "request_id": "set-1"})
+        self.assertTrue(r.get("ok"), r)
+        self.assertIn("display.contrast", [k["key"] for k in r["settings"]["keys"]], r)
+        self.assertEqual(contrast(), ("77", "page"))
+        r = ask({"op": "settings_set", "key": "display.contrast", "value": "300", "request_id": "set-2"})
+        self.assertEqual((r.get("ok"), r.get("error", {}).get("code")), (False, "invalid_value"), r)
+        self.assertIn("300", r["error"]["message"], r)
+        r = ask({"op": "settings_import", "backup": '{"islet_backup":99,"settings":{}}', "request_id": "imp-1"})
+        self.assertEqual((r.get("ok"), r.get("error", {}).get("code")), (False, "invalid_backup"), r)
+        self.assertIn("99", r["error"]["message"], r)
+        r = ask({"op": "settings_export", "request_id": "exp-1"})
+        self.assertTrue(r.get("ok"), r)
+        backup = json.loads(r["settings"]["backup"])
+        self.assertEqual((backup.get("islet_backup"), backup.get("settings")), (1, {"display.contrast": "77"}), backup)
+        r = ask({"op": "settings_reset", "key": "display.contrast", "request_id": "rst-1"})
+        self.assertTrue(r.get("ok"), r)
+        self.assertNotEqual(contrast()[1], "page")
+        self.assertEqual(contrast()[1], "default")
+        # commands = off: refused as any command, nothing changed.
+        off = self.daemon(commands="off")
+        off_responses = self.broker.listen([off.topic("response")])
+        self.addCleanup(off_responses.stop)
+        self.broker.pub(off.topic("command"), '{"op":"settings_set","key":"display.contrast","value":"9","request_id":"no-set"}')
+        m = off_responses.wait_for(lambda m: True, timeout=5)
+        self.assertIsNotNone(m, "no answer with commands = off")
+        r = json.loads(m.payload)
+        self.assertEqual((r.get("ok"), r.get("error", {}).get("code")), (False, "forbidden"), r)
+        keys = off.request({"op": "settings"})["settings"]["keys"]
+        self.assertNotEqual(next(k for k in keys if k["key"] == "display.contrast")["source"], "page")
+        figure("settings over MQTT: set, a refusal with the parser's words, a newer backup refused, export, reset; "
+               "commands = off refuses them")
+
     def test_watch_answers_the_snapshot(self):
         d = self.daemon()
         d.request({"op": "start", "seconds": 600})
