@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(name: "islet-gallery", dependencies: ["IsletFrame", "IsletRender", "IsletDisplay", "IsletSystem"], swiftSettings: strict),
 
         // Shared by the test targets only: the seeded generator and fuzz settings.
-        .target(name: "IsletTestSupport", path: "Tests/IsletTestSupport", swiftSettings: strict),
+        .target(name: "IsletTestSupport", dependencies: ["CZlib"], path: "Tests/IsletTestSupport", swiftSettings: strict),
         .testTarget(name: "IsletCoreTests", dependencies: ["IsletCore", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "IsletSyncTests", dependencies: ["IsletSync", "IsletCore", "IsletTestSupport"], swiftSettings: strict),
@@ -176,8 +176,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "IsletStoreTests", dependencies: ["IsletStore", "IsletNetwork", "IsletClock", "IsletCore", "IsletSync", "IsletSystem", "IsletTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem", "CZlib"], swiftSettings: strict),
-        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-page-gen", "IsletIcons", "IsletFrame", "IsletSystem", "CZlib"], swiftSettings: strict),
+        .testTarget(name: "IsletWebTests", dependencies: ["IsletWeb", "IsletSettings", "IsletConfig", "IsletSystem", "IsletTestSupport"], swiftSettings: strict),
+        .testTarget(name: "IsletStringsGenTests", dependencies: ["islet-page-gen", "IsletIcons", "IsletFrame", "IsletSystem", "IsletTestSupport", "CZlib"], swiftSettings: strict),
         .testTarget(name: "IsletDaemonTests", dependencies: ["IsletDaemon", "IsletParts", "IsletSync", "IsletMQTT", "IsletFrame", "IsletRender", "IsletProtocol", "IsletInput", "IsletLinux", "IsletClock", "IsletStore", "IsletSettings", "IsletConfig", "IsletNetwork", "IsletWeb", "IsletTestSupport"], swiftSettings: strict),
     ]
 )

@@ -108,6 +108,15 @@ class MQTTCase(BrokerCase):
                 d.wait_mqtt(wait)
         return d
 
+    def ask(self, d, responses, req, timeout=5):
+        """`req` (with a request_id) published on d's command topic; its answer, matched by that
+        id, from `responses` (a listener on d's response topic), as a dict."""
+        mark = responses.mark()
+        self.broker.pub(d.topic("command"), json.dumps(req))
+        m = responses.wait_for(lambda m: json.loads(m.payload).get("request_id") == req["request_id"], timeout=timeout, start=mark)
+        self.assertIsNotNone(m, f"no answer to {req}")
+        return json.loads(m.payload)
+
     def _log_on_failure(self, d):
         # Keep the daemon's log where a person can read it.
         if failed(self):

@@ -106,11 +106,7 @@ class Commands(MQTTCase):
         self.addCleanup(live.stop)
 
         def ask(req):
-            mark = responses.mark()
-            self.broker.pub(d.topic("command"), json.dumps(req))
-            m = responses.wait_for(lambda m: json.loads(m.payload).get("request_id") == req["request_id"], timeout=5, start=mark)
-            self.assertIsNotNone(m, f"no answer to {req}")
-            return json.loads(m.payload)
+            return self.ask(d, responses, req)
 
         ends = int(time.time()) + 3300
         r = ask({"op": "start", "kind": "until", "timer": "laundry", "title": "Laundry", "icon": "laundry",
@@ -275,11 +271,7 @@ class CommandGuarantees(MQTTCase):
         self.addCleanup(responses.stop)
 
         def ask(req):
-            mark = responses.mark()
-            self.broker.pub(d.topic("command"), json.dumps(req))
-            m = responses.wait_for(lambda m: json.loads(m.payload).get("request_id") == req["request_id"], timeout=5, start=mark)
-            self.assertIsNotNone(m, f"no answer to {req}")
-            return json.loads(m.payload)
+            return self.ask(d, responses, req)
 
         def contrast():
             keys = d.request({"op": "settings"})["settings"]["keys"]

@@ -1,5 +1,6 @@
 import CZlib
 import IsletSystem
+import IsletTestSupport
 import Testing
 @testable import islet_page_gen
 
@@ -7,25 +8,6 @@ import Testing
 /// inflater we did not choose for writing: what browsers and PNG readers do.
 @Suite("gzip and zlib streams made at build time")
 struct DeflateTests {
-    /// `packed` inflated by zlib: windowBits 15 + 32 reads either a gzip or a zlib header.
-    static func inflated(_ packed: [UInt8], limit: Int) -> [UInt8]? {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, 15 + 32, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        var input = packed
-        var out = [UInt8](repeating: 0, count: limit)
-        let result: Int32 = input.withUnsafeMutableBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                stream.next_in = src.baseAddress
-                stream.avail_in = UInt32(src.count)
-                stream.next_out = dst.baseAddress
-                stream.avail_out = UInt32(dst.count)
-                return inflate(&stream, Z_FINISH)
-            }
-        }
-        return result == Z_STREAM_END ? Array(out.prefix(Int(stream.total_out))) : nil
-    }
-
     static func asset(_ name: String) throws -> [UInt8] {
         let folder = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/"))
         return try FileSystem.readFile(folder + "/Sources/IsletWeb/Assets/" + name).get()
@@ -37,7 +19,7 @@ struct DeflateTests {
         let g = try #require(gzip(text))
         #expect(Array(g.prefix(4)) == [0x1F, 0x8B, 8, 0])   // ID1 ID2, CM 8 (deflate), FLG 0: no FNAME, FEXTRA, FCOMMENT
         #expect(Array(g[4..<8]) == [0, 0, 0, 0])              // MTIME 0: a build repeats byte for byte
-        #expect(Self.inflated(g, limit: text.count + 1) == text)
+        #expect(Inflate.bytes(g, limit: text.count + 1) == text)
         #expect(gzip(text) == g)
     }
 
@@ -50,7 +32,7 @@ struct DeflateTests {
             #expect(compress2(&packed, &size, text, UInt(text.count), 9) == Z_OK)
             let ours = try #require(zlibStream(text))
             #expect(ours.count <= Int(size), "\(name): \(ours.count) B against zlib's \(size) B")
-            #expect(Self.inflated(ours, limit: text.count + 1) == text, "\(name)")
+            #expect(Inflate.bytes(ours, limit: text.count + 1) == text, "\(name)")
         }
     }
 

@@ -1,4 +1,5 @@
 import IsletIcons
+import IsletTestSupport
 import Testing
 @testable import islet_page_gen
 
@@ -27,7 +28,7 @@ struct IconPNGTests {
         }
         #expect(types == ["IHDR", "IDAT", "IEND"] && at == png.count)
         let stride = 1 + (width + 7) / 8
-        let raw = try #require(DeflateTests.inflated(data, limit: stride * height + 1))
+        let raw = try #require(Inflate.bytes(data, limit: stride * height + 1))
         #expect(raw.count == stride * height)
         let rows = (0..<height).map { y in
             (0..<width).map { x in raw[y * stride + 1 + x / 8] & (0x80 >> UInt8(x % 8)) != 0 }

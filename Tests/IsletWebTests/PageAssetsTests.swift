@@ -1,6 +1,6 @@
 import Testing
-import CZlib
 import IsletSystem
+import IsletTestSupport
 import IsletWeb
 
 /// Issue 46 §4, issue 47 §5: the page's assets are files (Sources/IsletWeb/Assets), joined as
@@ -32,24 +32,6 @@ struct PageAssetsTests {
         for b in bytes { h = (h ^ UInt64(b)) &* 1_099_511_628_211 }
         let hex = String(h, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
-    }
-
-    static func gunzip(_ data: [UInt8]) -> [UInt8]? {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        var input = data
-        var out = [UInt8](repeating: 0, count: 1 << 20)
-        let r: Int32 = input.withUnsafeMutableBufferPointer { i in
-            out.withUnsafeMutableBufferPointer { o in
-                stream.next_in = i.baseAddress
-                stream.avail_in = UInt32(i.count)
-                stream.next_out = o.baseAddress
-                stream.avail_out = UInt32(o.count)
-                return inflate(&stream, Z_FINISH)
-            }
-        }
-        return r == Z_STREAM_END ? Array(out.prefix(Int(stream.total_out))) : nil
     }
 
     /// `s` without blanks (spaces, tabs): what the build's trims may take out besides comments.
@@ -167,7 +149,7 @@ struct PageAssetsTests {
                 #expect(a.gzip == nil, "\(a.address)")
             } else {
                 let packed = try #require(a.gzip, "\(a.address)")
-                #expect(packed.count < a.identity.count && Self.gunzip(packed) == a.identity, "\(a.address)")
+                #expect(packed.count < a.identity.count && Inflate.bytes(packed) == a.identity, "\(a.address)")
             }
         }
     }
