@@ -42,6 +42,21 @@ public struct Bitmap: Hashable, Sendable {
         }
     }
 
+    /// Lights the set bits of row masks (bit n of a row is column x + n), the first row at `y`;
+    /// `dotted` keeps only the pixels where column + row is even (a stale activity's look). What
+    /// glyphs and icons are drawn with; clipped at the frame's edges like every write.
+    public mutating func light(rows: ArraySlice<UInt32>, x: Int, y: Int, dotted: Bool = false) {
+        for (i, row) in rows.enumerated() {
+            var m = row
+            let py = y + i
+            while m != 0 {
+                let px = x + m.trailingZeroBitCount
+                m &= m - 1
+                if !dotted || (px + py) & 1 == 0 { self[px, py] = true }
+            }
+        }
+    }
+
     /// The byte for one column of one page (what the panel stores at that RAM address).
     @inline(__always)
     public func byte(page: Int, column: Int) -> UInt8 { bytes[page * width + column] }

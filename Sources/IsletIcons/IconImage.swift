@@ -95,16 +95,6 @@ extension Bitmap {
     /// `dotted`: only the lit pixels where x + y is even (a stale activity's icon). What every
     /// presentation draws an icon with, and the page's home-screen icons too.
     public mutating func draw(_ icon: IconImage, size: IconSize, x: Int, y: Int, dotted: Bool = false) {
-        let rows = icon.rows(size)
-        for ry in rows.indices {
-            var m = rows[ry]
-            let py = y + ry
-            while m != 0 {
-                let bit = m.trailingZeroBitCount
-                m &= m - 1
-                let px = x + bit
-                if !dotted || (px + py) & 1 == 0 { self[px, py] = true }
-            }
-        }
+        light(rows: icon.rows(size)[...], x: x, y: y, dotted: dotted)
     }
 }

@@ -188,17 +188,7 @@ extension RenderState {
 
     /// Copies a glyph; `dotted` keeps only a checkerboard of its pixels (the stale look).
     func blit(_ g: Glyph, _ rows: [UInt32], x: Int, baseline: Int, dotted: Bool, _ f: inout Bitmap) {
-        let left = x + g.left, top = baseline - g.top
-        for row in 0..<g.height {
-            var m = rows[g.rowStart + row]
-            let y = top + row
-            while m != 0 {
-                let bit = m.trailingZeroBitCount
-                m &= m - 1
-                let px = left + bit
-                if !dotted || (px + y) & 1 == 0 { f[px, y] = true }
-            }
-        }
+        f.light(rows: rows[g.rowStart..<(g.rowStart + g.height)], x: x + g.left, y: baseline - g.top, dotted: dotted)
     }
 
     /// Draws `icon` as drawn for `size` (never scaled), its top-left corner at (x, y).

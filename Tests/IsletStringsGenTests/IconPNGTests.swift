@@ -30,9 +30,14 @@ struct IconPNGTests {
         let stride = 1 + (width + 7) / 8
         let raw = try #require(Inflate.bytes(data, limit: stride * height + 1))
         #expect(raw.count == stride * height)
-        let rows = (0..<height).map { y in
-            (0..<width).map { x in raw[y * stride + 1 + x / 8] & (0x80 >> UInt8(x % 8)) != 0 }
+        // A pixel is bit 7 − x % 8 of byte x / 8 after the row's filter byte (PNG §7.2).
+        func lit(_ x: Int, _ y: Int) -> Bool {
+            let byte: UInt8 = raw[y * stride + 1 + x / 8]
+            let mask: UInt8 = 0x80 >> UInt8(x % 8)
+            return byte & mask != 0
         }
+        var rows: [[Bool]] = []
+        for y in 0..<height { rows.append((0..<width).map { lit($0, y) }) }
         #expect((0..<height).allSatisfy { raw[$0 * stride] == 0 })   // filter None on every row
         return (width, height, rows)
     }
@@ -55,7 +60,9 @@ struct IconPNGTests {
             var wrong = 0
             for y in 0..<h { for x in 0..<w where rows[y][x] != Self.lit(art, x: x / scale, y: y / scale, at: 16) { wrong += 1 } }
             #expect(wrong == 0, "\(name): \(wrong) pixels differ from the art")
-            #expect(rows.joined().filter { $0 }.count == art.joined().filter { $0 == "#" }.count * scale * scale, "\(name)")
+            let litPixels: Int = rows.reduce(0) { $0 + $1.filter { $0 }.count }
+            let artPixels: Int = art.reduce(0) { $0 + $1.filter { $0 == "#" }.count }
+            #expect(litPixels == artPixels * scale * scale, "\(name)")
         }
     }
 
@@ -66,7 +73,9 @@ struct IconPNGTests {
         let png = try #require(icons["favicon.png"])
         let (w, h, rows) = try Self.decode(png)
         #expect(w == 32 && h == 32)
-        #expect((0..<32).allSatisfy { y in (0..<32).allSatisfy { x in rows[y][x] == Self.lit(art, x: x / 2, y: y / 2, at: 0) } })
+        var wrong = 0
+        for y in 0..<32 { for x in 0..<32 where rows[y][x] != Self.lit(art, x: x / 2, y: y / 2, at: 0) { wrong += 1 } }
+        #expect(wrong == 0, "\(wrong) pixels differ from the art")
         let ico = try #require(icons["favicon.ico"])
         // ICONDIR (reserved 0, type 1, one image), one 16-byte entry (32 × 32, 32 bpp, its size, at 22), then the PNG.
         #expect(Array(ico.prefix(6)) == [0, 0, 1, 0, 1, 0])
@@ -77,6 +86,8 @@ struct IconPNGTests {
     func frames() {
         let (home, _) = iconFrames()
         let art = Icon.meditation.art(.large)
-        #expect((0..<64).allSatisfy { y in (0..<64).allSatisfy { x in home[x, y] == Self.lit(art, x: x, y: y, at: 16) } })
+        var wrong = 0
+        for y in 0..<64 { for x in 0..<64 where home[x, y] != Self.lit(art, x: x, y: y, at: 16) { wrong += 1 } }
+        #expect(wrong == 0, "\(wrong) pixels differ from the art")
     }
 }
