@@ -113,12 +113,12 @@ struct SettingsDeskTests {
         #expect(settings(try d.request(#"{"op":"settings"}"#)).mapValues { $0["value"] as? String } == before)
     }
 
-    /// A disk that fails: the value stays in force, and the answer says the write failed.
-    @Test func aFailedWriteIsSaid() throws {
+    /// A disk that fails: the answer says the write failed, `settings` says so too, and the
+    /// change is undone (the file's value, here the default, is in force again).
+    @Test func aFailedWriteIsSaidAndUndone() throws {
         let d = try InProcessDaemon()
         defer { d.stop() }
         d.disk.failing.withLock { $0 = true }
-        // The answer is the write's error (the change is in force until a restart, and said so).
         let set = try d.request(#"{"op":"settings_set","key":"session.minutes","value":"9"}"#)
         #expect(errorCode(set) == "store_failed")
         var said: String?
@@ -127,7 +127,8 @@ struct SettingsDeskTests {
             if said == nil { usleep(20_000) }
         }
         #expect(said?.contains("fsync") == true, "\(String(describing: said))")
-        #expect(settings(try d.request(#"{"op":"settings"}"#))["session.minutes"]?["value"] as? String == "9")
+        let minutes = settings(try d.request(#"{"op":"settings"}"#))["session.minutes"]
+        #expect(minutes?["value"] as? String != "9" && minutes?["source"] as? String == "default", "\(String(describing: minutes))")
         d.disk.failing.withLock { $0 = false }
     }
 
