@@ -38,9 +38,11 @@ def night(b, d):
 def settings(b, d):
     """The Settings card open, one value from the page (contrast) beside the file's and the defaults."""
     d.ctl("settings", "set", "display.contrast", "160")
-    b.js("const s = document.querySelector('#settings-open'); s.open = true; s.scrollIntoView({block: 'start'})")
+    b.js("document.querySelector('#settings-open').open = true")
     b.wait(lambda: b.js("return document.querySelectorAll('#settings-fields input, #settings-fields select').length") >= 10,
            "the settings' fields")
+    # Scrolled once the card has its body (settings.js brings it when the card first opens).
+    b.js("document.querySelector('#settings-open').scrollIntoView({block: 'start'})")
 
 
 # (name, languages, the daemon's extra config, what to do before the shot; "" is the page by day).
