@@ -87,9 +87,11 @@ public final class Daemon {
         }
         try loop.register(book.completionsFD) { [unowned self] _ in takeWriteCompletions() }
         try loop.register(settings.completionsFD) { [unowned self] _ in
-            // A failed write is undone: the last saved settings go back in force.
-            if let undone = settings.takeWrites() {
-                _ = putInForce(undone)
+            // A failed write is undone: the last saved settings go back in force, and the
+            // activities a restore replaced come back (a refused restore changes nothing).
+            if let undo = settings.takeWrites() {
+                _ = putInForce(undo.config)
+                if let activities = undo.activities { putBack(activities) }
                 announce()
             }
         }

@@ -44,7 +44,12 @@ extension Daemon: Inbox {
     /// own transitions since the backup are taken now, without a chime (as after a restart: a
     /// countdown restored after its end is complete). The group learns each changed timer.
     /// Whether the book changed (its write then holds the restore's answer too).
-    private func restore(_ list: [Activity]) -> Bool {
+    /// The activities a restore replaced, back in the book: its settings.json write failed.
+    func putBack(_ list: [Activity]) {
+        _ = restore(list, what: "put back the activities a backup's restore had replaced (its settings could not be saved)")
+    }
+
+    private func restore(_ list: [Activity], what: String = "") -> Bool {
         let now = self.now
         let advanced = list.map { TimerMachine.advance($0, to: now).activity }.compactMap { $0 }
         let changed: [String]
@@ -56,7 +61,8 @@ extension Daemon: Inbox {
         // client of the socket may import in a loop (each answered after a write, 2 a second),
         // so one line per 10 s, the next saying how many were skipped.
         env.log.limited(.info, topic: "backup-restore", intervalMs: 10_000, nowMs: env.mono.milliseconds,
-                        "restored \(advanced.count) activities from a backup (\(changed.count) timers changed)")
+                        what.isEmpty ? "restored \(advanced.count) activities from a backup (\(changed.count) timers changed)"
+                                     : "\(what) (\(changed.count) timers changed)")
         dispatch(changed.flatMap { t in
             [DaemonEffect.share(timer: t, activity: book.book.activity(for: t), expandedUntil: nil), .started(timer: t)]
         } + [.announce])
@@ -180,7 +186,7 @@ extension Daemon: Inbox {
                 _ = putInForce(changed)
                 announce()
             }
-            let restored = outcome.restore.map(restore) ?? false
+            let restored = outcome.restore.map { restore($0) } ?? false
             // A change is answered once settings.json holds it (and the state file the
             // restored activities), never before: an acknowledged change survives a kill.
             guard outcome.settingsWrite > 0 else { return .now(outcome.response) }

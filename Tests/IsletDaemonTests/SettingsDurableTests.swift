@@ -81,6 +81,38 @@ struct SettingsDurableTests {
         #expect(overlay(d)?["session.minutes"] == "10")
     }
 
+    /// A restore whose settings.json write fails changes nothing: not the settings, and not the
+    /// activities (the backup's had replaced the running ones; those come back).
+    @Test func aRestoreWhoseWriteFailsPutsTheActivitiesBack() throws {
+        let d = try InProcessDaemon()
+        defer { d.stop() }
+        func timers() throws -> [String] {
+            let list = (try d.request(#"{"op":"status"}"#)?["activities"] as? [[String: Any]]) ?? []
+            return list.compactMap { $0["timer"] as? String }.sorted()
+        }
+        #expect(try d.request(#"{"op":"start","timer":"tea","seconds":300}"#)?["ok"] as? Bool == true)
+        let exported = try d.request(#"{"op":"settings_export","activities":true}"#)
+        let backup = try #require((exported?["settings"] as? [String: Any])?["backup"] as? String)
+        #expect(backup.contains("\"tea\""), "\(backup)")
+        // Now two other timers run, and the backup (tea alone, contrast 42) is restored on a failing disk.
+        #expect(try d.request(#"{"op":"reset","timer":"tea"}"#)?["ok"] as? Bool == true)
+        #expect(try d.request(#"{"op":"start","timer":"rice","seconds":600}"#)?["ok"] as? Bool == true)
+        #expect(try d.request(#"{"op":"start","timer":"bread","seconds":900}"#)?["ok"] as? Bool == true)
+        #expect(try timers() == ["bread", "rice"])
+        var edited = backup.replacingOccurrences(of: #""settings":{}"#, with: #""settings":{"display.contrast":"42"}"#)
+        if edited == backup { edited = backup }   // a backup that already held settings: restored as it is
+        let line = String(decoding: try JSONSerialization.data(withJSONObject: ["op": "settings_import", "backup": edited]), as: UTF8.self)
+        d.disk.failing.withLock { $0 = true }
+        let r = try d.request(line)
+        #expect(errorCode(r) == "store_failed", "\(String(describing: r))")
+        let message = ((r?["error"] as? [String: Any])?["message"] as? String) ?? ""
+        #expect(message.contains("nothing was changed"), "\(message)")
+        #expect(try timers() == ["bread", "rice"], "the running timers are back")
+        let keys = ((try d.request(#"{"op":"settings"}"#)?["settings"] as? [String: Any])?["keys"] as? [[String: Any]]) ?? []
+        #expect(keys.first { $0["key"] as? String == "display.contrast" }?["source"] as? String != "page")
+        d.disk.failing.withLock { $0 = false }
+    }
+
     /// 5,000 sets in a row: every one answered ok, by the write that holds it; writes at least
     /// 500 ms apart (about one per 500 ms of the flood); the last value on disk.
     @Test func aFloodOfFiveThousandIsCoalescedAndEveryAnswerReleased() throws {

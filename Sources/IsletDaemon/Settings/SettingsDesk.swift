@@ -37,6 +37,16 @@ final class SettingsDesk {
     /// The values of the last few writes asked for, newest last (the writer writes the newest it
     /// has when it starts, so an older one is never what a completion names once it is not here).
     private var asked: [(generation: UInt64, values: [String: String])] = []
+    /// The book's activities before the first restore of a backup not yet on disk (from the
+    /// write `since` on): put back when that write fails, so a refused restore changes nothing.
+    private var beforeRestore: (since: UInt64, activities: [Activity])?
+
+    /// What a failed write undoes: the config to put in force, and the activities a restore
+    /// replaced (nil when no restore waited for that write).
+    struct Undo {
+        var config: DaemonConfig
+        var activities: [Activity]?
+    }
     /// The answer to a change, made once per change however many requests wait for it.
     private var cached: ControlResponse?
 
@@ -147,6 +157,7 @@ final class SettingsDesk {
             var outcome = try change(to: read.settings, "restored from a backup (\(read.settings.count) settings"
                                      + (restore.map { ", \($0.count) activities)" } ?? ")"))
             outcome.restore = restore
+            if restore != nil, beforeRestore == nil { beforeRestore = (outcome.settingsWrite, activities) }
             return outcome
         default:
             throw ProtocolError("not_supported", "\(r.op.rawValue) is not a settings op")
@@ -171,7 +182,7 @@ final class SettingsDesk {
     /// write with nothing newer waiting is undone: the values go back to what settings.json
     /// holds, and the config to put in force for them is returned (as the book rolls a change
     /// back when the state file cannot hold it: an answer of `store_failed` changed nothing).
-    func takeWrites() -> DaemonConfig? {
+    func takeWrites() -> Undo? {
         var undo = false
         for done in writer.takeCompletions() where done.generation > durable {
             let latest = asked.last?.generation ?? 0
@@ -182,16 +193,21 @@ final class SettingsDesk {
                 undo = undone
             } else {
                 if let wrote = asked.last(where: { $0.generation == done.generation }) { onDisk = wrote.values }
+                if let b = beforeRestore, done.generation >= b.since { beforeRestore = nil }
                 undo = false
             }
             asked.removeAll { $0.generation <= done.generation }
             durable = done.generation
             cached = nil
         }
-        guard undo, values != onDisk else { return nil }
-        log.warning("page settings could not be saved to \(path): the last saved ones are back in force")
+        guard undo else { return nil }
+        let activities = beforeRestore?.activities
+        beforeRestore = nil
+        guard values != onDisk || activities != nil else { return nil }
+        log.warning("page settings could not be saved to \(path): the last saved ones are back in force"
+                    + (activities == nil ? "" : ", and the activities a restore replaced"))
         values = onDisk
-        return inForce
+        return Undo(config: inForce, activities: activities)
     }
 
     /// The answer to a change whose write (`generation`) has landed: the settings in force, or
@@ -200,7 +216,7 @@ final class SettingsDesk {
     func answer(afterWrite generation: UInt64) -> ControlResponse {
         if let f = failed.last(where: { $0.from <= generation && generation <= $0.to }) {
             return .failure(ProtocolError("store_failed", "the page's settings could not be saved to \(path): \(f.error); "
-                + (f.undone ? "the settings in force are the last saved" : "a later change is being saved")))
+                + (f.undone ? "nothing was changed; the settings in force are the last saved" : "a later change is being saved")))
         }
         if let cached { return cached }
         let r = respond()
