@@ -42,7 +42,23 @@ public enum BackupActivities {
         for (i, a) in activities.enumerated() {
             if let v = implausible(a, now: now) { throw Problem(message: "the backup's activities: activities[\(i)].\(v)") }
         }
-        return activities
+        return activities.map { caughtUp($0, now: now) }
+    }
+
+    /// `a` with a deadline that lies past a whole interval from `now` (within the skew, from an
+    /// Islet whose clock runs ahead) brought back to that interval: a countdown's end to now + its
+    /// cycle, a cycle end's next cycle to now + its interval. Otherwise the shown time would stand
+    /// at the full cycle, looking frozen, until this clock caught up with the other one.
+    static func caughtUp(_ a: Activity, now: Instant) -> Activity {
+        var a = a
+        switch (a.content.display, a.attributes.kind) {
+        case (.running(let end), .countdown(let cycle, _)) where end > now + cycle:
+            a.content.display = .running(reference: now + cycle)
+        case (.cycleEnd(let next), _) where next > now + a.attributes.cycleEndInterval:
+            a.content.display = .cycleEnd(nextCycleAt: now + a.attributes.cycleEndInterval)
+        default: break
+        }
+        return a
     }
 
     /// How far past the restoring daemon's clock a backup's instant may lie: a backup made on

@@ -59,6 +59,20 @@ struct BackupImportTests {
         #expect(try refusal(try activity(stopwatch) { o in attribute(&o, "title", "Run") }) == nil)
     }
 
+    @Test("within the skew, a deadline past a whole interval from now is brought back to it: a countdown from a clock ahead runs at once, never stands")
+    func aDeadlineFromAClockAheadIsCaughtUp() throws {
+        // The end 4 minutes past now + the 300 s cycle: the countdown starts at its full cycle.
+        let ahead = try decode([try activity(countdown) { o in content(&o, "reference", iso(300 + 240)) }])
+        #expect(ahead.first?.content.display == .running(reference: now + .seconds(300)))
+        // A cycle end 2 minutes past now + its 3 s interval: the next cycle 3 s from now.
+        let pause = try decode([try activity(countdown) { o in
+            content(&o, "reference", nil); content(&o, "phase", "cycle_end"); content(&o, "next_cycle_at", iso(3 + 120)) }])
+        #expect(pause.first?.content.display == .cycleEnd(nextCycleAt: now + countdown.cycleEndInterval))
+        // Within a whole interval: as the backup says.
+        let inside = try decode([try activity(countdown) { o in content(&o, "reference", iso(200)) }])
+        #expect(inside.first?.content.display == .running(reference: now + .seconds(200)))
+    }
+
     @Test("D1: a running stopwatch whose start is in 2199 is refused, by field")
     func aStopwatchStartedInTheFutureIsRefused() throws {
         let m = try #require(try refusal(try activity(stopwatch) { o in content(&o, "reference", "2199-01-01T00:00:00.000Z") }))
