@@ -246,6 +246,40 @@ class Commands(MQTTCase):
 
 
 class CommandGuarantees(MQTTCase):
+    def test_refused_commands_count_against_the_rate(self):
+        """docs/MQTT.md "Bounds": every message on the command topic counts against the 20 a
+        second (burst 40), the ones refused before they are read too (an outside pass got an answer
+        for each of 1,200 oversized and 300 retained commands): 300 oversized payloads in a row get
+        at most the burst and the rate's answers, the rest counted in commands_dropped."""
+        import subprocess
+        d = self.daemon()
+        answers = self.broker.listen([d.topic("response")])
+        self.addCleanup(answers.stop)
+        path = os.path.join(self.broker.dir, "oversized.txt")
+        with open(path, "w") as fh:
+            fh.write(("x" * 16_400 + "\n") * 300)
+        t0 = time.monotonic()
+        with open(path) as fh:
+            r = subprocess.run(["mosquitto_pub", *self.broker.client_args(), "-t", d.topic("command"), "-q", "0", "-l"],
+                               stdin=fh, capture_output=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        # Until no new answer has come for a second.
+        last, deadline = -1, time.monotonic() + 20
+        while time.monotonic() < deadline and len(answers.messages) != last:
+            last = len(answers.messages)
+            time.sleep(1.0)
+        elapsed = time.monotonic() - t0
+        codes = {json.loads(m.payload).get("error", {}).get("code") for m in answers.messages}
+        bound = 40 + 20 * elapsed + 5
+        dropped = d.mqtt().get("commands_dropped")
+        figure(f"300 oversized commands: {len(answers.messages)} answered in {elapsed:.1f} s (bound {bound:.0f}), "
+               f"commands_dropped {dropped}")
+        self.assertEqual(codes, {"payload_too_large"}, codes)
+        self.assertLessEqual(len(answers.messages), bound)
+        self.assertGreaterEqual(len(answers.messages), 40, "the burst is answered")
+        self.assertIsInstance(dropped, int)
+        self.assertGreaterEqual(dropped, 300 - len(answers.messages))
+
     def test_commands_off_answers_forbidden_and_changes_nothing(self):
         d = self.daemon(commands="off")
         d.request({"op": "start", "seconds": 600})

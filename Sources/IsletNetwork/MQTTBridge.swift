@@ -148,6 +148,9 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
             return
         }
         if topic == plan.topics.command {
+            // Every message on the topic counts against the rate, the refused ones too (a
+            // retained or oversized one is answered, so a flood of them would be ours too).
+            guard admitted() else { return }
             // A retained command would act again at every reconnect: refused, not done.
             if retained {
                 respond(.failure(ProtocolError("retained_command", "a command must not be retained; publish it without -r")), id: nil, correlation: correlation)
@@ -183,17 +186,21 @@ package final class MQTTBridge: DaemonPart, MQTTLinkListener {
 
     // MARK: commands
 
+    /// Whether a message on the command topic is within the rate (20 a second, a burst of 40);
+    /// one beyond it is dropped, counted, and not answered: an answer per dropped command would
+    /// make the flood ours too.
+    private func admitted() -> Bool {
+        if guards.commandLimit.take(at: env.mono) { return true }
+        guards.commandsDropped += 1
+        env.log.limited(.warning, topic: "mqtt-commands", nowMs: env.mono.milliseconds,
+                        "mqtt: commands on \(plan.topics.command) come faster than \(Self.commandsPerSecond) a second (burst \(Self.commandBurst)); the excess is dropped (\(guards.commandsDropped) so far)")
+        return false
+    }
+
     private func command(_ payload: [UInt8], correlation: [UInt8]?) {
         guard payload.count <= ControlRequest.maximumLineBytes else {
             respond(.failure(ProtocolError("payload_too_large", "a command is limited to \(ControlRequest.maximumLineBytes) bytes (got \(payload.count))")),
                     id: nil, correlation: correlation)
-            return
-        }
-        guard guards.commandLimit.take(at: env.mono) else {
-            // Not answered: an answer per dropped command would make the flood ours too.
-            guards.commandsDropped += 1
-            env.log.limited(.warning, topic: "mqtt-commands", nowMs: env.mono.milliseconds,
-                            "mqtt: commands on \(plan.topics.command) come faster than \(Self.commandsPerSecond) a second (burst \(Self.commandBurst)); the excess is dropped (\(guards.commandsDropped) so far)")
             return
         }
         // Parsed once: the id answers also a command that does not parse.
